@@ -1,0 +1,121 @@
+/* cmd_run.c - `iohint run`: run a command with the shim preloaded. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "launch.h"
+
+static void run_usage(FILE *to)
+{
+    fprintf(to,
+            "usage: iohint run [-o TRACE_DIR] [--no-trace] [-p POLICY] [-q] -- CMD [ARGS...]\n"
+            "  -o, --output DIR   write one trace per process into DIR (default ./iohint-traces)\n"
+            "      --no-trace     do not write traces\n"
+            "  -p, --policy P     I/O policy (only 'none' exists so far)\n"
+            "  -q, --quiet        no summary line at the end\n");
+}
+
+static int mkdir_p(const char *dir)
+{
+    char tmp[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+static int count_traces(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        n += len > 9 && !strcmp(e->d_name + len - 9, ".iohtrace");
+    }
+    closedir(d);
+    return n;
+}
+
+int ioh_cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"no-trace", no_argument, NULL, 'N'},
+        {"policy", required_argument, NULL, 'p'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *out = "iohint-traces";
+    const char *policy = "none";
+    int trace = 1, quiet = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+o:p:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'N': trace = 0; break;
+        case 'p': policy = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': run_usage(stdout); return 0;
+        default: run_usage(stderr); return 2;
+        }
+    }
+    if (optind >= argc) {
+        fprintf(stderr, "iohint run: no command given\n");
+        run_usage(stderr);
+        return 2;
+    }
+    if (strcmp(policy, "none") != 0) {
+        fprintf(stderr, "iohint run: unknown policy '%s' (available: none)\n", policy);
+        return 2;
+    }
+    char lib[PATH_MAX];
+    if (ioh_find_lib(lib, sizeof lib) < 0)
+        return 1;
+    ioh_check_target(argv[optind]);
+
+    char dir[PATH_MAX] = "";
+    int before = 0;
+    if (trace) {
+        if (mkdir_p(out) < 0 || !realpath(out, dir)) {
+            fprintf(stderr, "iohint run: cannot create trace directory %s: %s\n", out,
+                    strerror(errno));
+            return 1;
+        }
+        before = count_traces(dir);
+        setenv("IOHINT_TRACE_DIR", dir, 1);
+    } else {
+        unsetenv("IOHINT_TRACE_DIR");
+    }
+    setenv("IOHINT_POLICY", policy, 1);
+    if (ioh_env_preload(lib) < 0) {
+        fprintf(stderr, "iohint run: cannot set LD_PRELOAD: %s\n", strerror(errno));
+        return 1;
+    }
+    int status = ioh_run_child(argv + optind, NULL);
+    if (trace && !quiet) {
+        int made = count_traces(dir) - before;
+        fprintf(stderr, "iohint: %d trace file%s in %s\n", made, made == 1 ? "" : "s", dir);
+        if (made == 0)
+            fprintf(stderr, "iohint: warning: no process was traced (static, setuid, or an "
+                            "environment that drops LD_PRELOAD?)\n");
+    }
+    return status;
+}

@@ -1,0 +1,196 @@
+/* launch.c - running a program under the shim; see launch.h. */
+#include "launch.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "ioh_config.h"
+
+static int exists(const char *p)
+{
+    return access(p, R_OK) == 0;
+}
+
+int ioh_find_lib(char *out, size_t outlen)
+{
+    const char *env = getenv("IOHINT_LIB");
+    if (env && *env) {
+        if (!exists(env)) {
+            fprintf(stderr, "iohint: IOHINT_LIB=%s: %s\n", env, strerror(errno));
+            return -1;
+        }
+        if (!realpath(env, out)) {
+            snprintf(out, outlen, "%s", env);
+        }
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n < 0) {
+        fprintf(stderr, "iohint: cannot find my own executable: %s\n", strerror(errno));
+        return -1;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    /* Build tree: <build>/analyzer/iohint and <build>/shim/libiohint.so.
+     * Installed: <prefix>/<bindir>/iohint and <prefix>/<libdir>/libiohint.so;
+     * bindir and libdir are relative to the prefix unless absolute. */
+    char cand[3][PATH_MAX + 64];
+    snprintf(cand[0], sizeof cand[0], "%s/../shim/libiohint.so", exe);
+    if (IOH_LIBDIR[0] == '/')
+        snprintf(cand[1], sizeof cand[1], "%s/libiohint.so", IOH_LIBDIR);
+    else
+        snprintf(cand[1], sizeof cand[1], "%s/../%s/libiohint.so", exe, IOH_LIBDIR);
+    snprintf(cand[2], sizeof cand[2], "%s/../lib/libiohint.so", exe);
+    for (int i = 0; i < 3; i++) {
+        if (exists(cand[i]) && realpath(cand[i], out))
+            return 0;
+    }
+    fprintf(stderr, "iohint: cannot find libiohint.so near %s (tried %s and %s); "
+                    "set IOHINT_LIB\n", exe, cand[0], cand[1]);
+    (void)outlen;
+    return -1;
+}
+
+/* Resolve a command name like execvp does. */
+static int resolve(const char *file, char *out, size_t outlen)
+{
+    if (strchr(file, '/')) {
+        snprintf(out, outlen, "%s", file);
+        return access(out, X_OK) == 0 ? 0 : -1;
+    }
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    while (*path) {
+        const char *colon = strchr(path, ':');
+        size_t len = colon ? (size_t)(colon - path) : strlen(path);
+        snprintf(out, outlen, "%.*s/%s", (int)len, len ? path : ".", file);
+        if (access(out, X_OK) == 0)
+            return 0;
+        if (!colon)
+            break;
+        path = colon + 1;
+    }
+    return -1;
+}
+
+int ioh_check_target(const char *file)
+{
+    char path[PATH_MAX];
+    if (resolve(file, path, sizeof path) < 0)
+        return 0;                  /* execvp will report it */
+    int problems = 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID))) {
+        fprintf(stderr, "iohint: warning: %s is set-user/group-ID: the dynamic loader ignores "
+                        "LD_PRELOAD for it, nothing will be traced\n", path);
+        problems++;
+    }
+    if (getxattr(path, "security.capability", NULL, 0) > 0) {
+        fprintf(stderr, "iohint: warning: %s has file capabilities: the dynamic loader ignores "
+                        "LD_PRELOAD for it, nothing will be traced\n", path);
+        problems++;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return problems;
+    unsigned char ident[EI_NIDENT];
+    if (pread(fd, ident, sizeof ident, 0) != (ssize_t)sizeof ident ||
+        memcmp(ident, ELFMAG, SELFMAG) != 0) {
+        close(fd);                 /* a script: its interpreter is what runs */
+        return problems;
+    }
+    int bits = ident[EI_CLASS] == ELFCLASS64 ? 64 : 32;
+    int have_interp = 0;
+    if (bits == 64) {
+        Elf64_Ehdr eh;
+        if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh)
+            for (int i = 0; i < eh.e_phnum && i < 4096; i++) {
+                Elf64_Phdr ph;
+                if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize)) !=
+                    (ssize_t)sizeof ph)
+                    break;
+                have_interp |= ph.p_type == PT_INTERP;
+            }
+    } else {
+        Elf32_Ehdr eh;
+        if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh)
+            for (int i = 0; i < eh.e_phnum && i < 4096; i++) {
+                Elf32_Phdr ph;
+                if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (Elf32_Off)i * eh.e_phentsize)) !=
+                    (ssize_t)sizeof ph)
+                    break;
+                have_interp |= ph.p_type == PT_INTERP;
+            }
+    }
+    close(fd);
+    if (!have_interp) {
+        fprintf(stderr, "iohint: warning: %s is statically linked: LD_PRELOAD cannot reach it, "
+                        "nothing will be traced\n", path);
+        problems++;
+    } else if (bits != (int)(sizeof(void *) * 8)) {
+        fprintf(stderr, "iohint: warning: %s is a %d-bit program and this libiohint is %d-bit: "
+                        "the loader will skip it, nothing will be traced\n",
+                path, bits, (int)(sizeof(void *) * 8));
+        problems++;
+    }
+    return problems;
+}
+
+int ioh_env_preload(const char *lib)
+{
+    const char *old = getenv("LD_PRELOAD");
+    if (!old || !*old)
+        return setenv("LD_PRELOAD", lib, 1);
+    size_t n = strlen(lib) + strlen(old) + 2;
+    char *v = malloc(n);
+    if (!v)
+        return -1;
+    snprintf(v, n, "%s:%s", lib, old);
+    int r = setenv("LD_PRELOAD", v, 1);
+    free(v);
+    return r;
+}
+
+int ioh_run_child(char *const argv[], pid_t *pid_out)
+{
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "iohint: fork: %s\n", strerror(errno));
+        return 126;
+    }
+    if (pid == 0) {
+        execvp(argv[0], argv);
+        fprintf(stderr, "iohint: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    if (pid_out)
+        *pid_out = pid;
+    /* Let the child have the terminal's signals; we only wait. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, oldint, oldquit;
+    sigaction(SIGINT, &ign, &oldint);
+    sigaction(SIGQUIT, &ign, &oldquit);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    sigaction(SIGINT, &oldint, NULL);
+    sigaction(SIGQUIT, &oldquit, NULL);
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status))
+        return 128 + WTERMSIG(status);
+    return 1;
+}

@@ -1,0 +1,45 @@
+/* main.c - the `iohint` command: dispatch to subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "ioh_config.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} g_cmds[] = {
+    {"run", ioh_cmd_run, "run [-o TRACE_DIR] [--no-trace] -- CMD [ARGS...]   trace a program"},
+    {"dump", ioh_cmd_dump, "dump [--no-header] TRACE|DIR...                  print a trace"},
+};
+
+static void usage(FILE *to)
+{
+    fprintf(to, "usage: iohint COMMAND [OPTIONS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof g_cmds / sizeof g_cmds[0]; i++)
+        fprintf(to, "  iohint %s\n", g_cmds[i].summary);
+    fprintf(to, "\n  iohint --version | --help\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("iohint %s\n", IOH_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof g_cmds / sizeof g_cmds[0]; i++)
+        if (!strcmp(argv[1], g_cmds[i].name))
+            return g_cmds[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "iohint: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

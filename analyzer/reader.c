@@ -1,0 +1,455 @@
+/* reader.c - native trace reader; see reader.h. */
+#include "reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const g_op_names[] = {
+#define IOH_OP_NAME(name, str, cls) str,
+    IOH_TRACE_OPS(IOH_OP_NAME)
+#undef IOH_OP_NAME
+};
+
+static const int g_op_classes[] = {
+#define IOH_OP_CLS(name, str, cls) IOH_CLASS_##cls,
+    IOH_TRACE_OPS(IOH_OP_CLS)
+#undef IOH_OP_CLS
+};
+
+const char *ioh_op_name(unsigned op)
+{
+    return op < IOH_OP_COUNT ? g_op_names[op] : "?";
+}
+
+int ioh_op_class(unsigned op)
+{
+    return op < IOH_OP_COUNT ? g_op_classes[op] : -1;
+}
+
+/* One thread's records: its segments in claim order and a position. */
+struct cursor {
+    uint32_t tid;
+    uint32_t nseg, cap;
+    uint64_t *segs;                /* file offsets of its segments, by seq */
+    uint32_t cur;                  /* index into segs */
+    uint32_t pos;                  /* byte position in the current segment's records */
+    uint32_t end;                  /* usable bytes in the current segment */
+    uint64_t key;                  /* time of the head record */
+    const struct ioh_rec *head;    /* NULL when exhausted */
+};
+
+struct ioh_reader {
+    char *name;
+    const unsigned char *map;
+    size_t size;
+    const struct ioh_trace_header *hdr;
+    struct cursor *cur;
+    size_t ncur;
+    size_t *heap;                  /* indices into cur, min-heap on key */
+    size_t nheap;
+    const struct ioh_rec_path **paths;
+    size_t npaths;
+    const struct ioh_rec_site **sites;
+    size_t nsites;
+    uint64_t returned;
+    char *warn;
+    size_t warn_len;
+};
+
+static void add_warning(struct ioh_reader *r, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof line)
+        n = sizeof line - 1;
+    if (r->warn_len > 64 * 1024)
+        return;
+    char *w = realloc(r->warn, r->warn_len + (size_t)n + 2);
+    if (!w)
+        return;
+    memcpy(w + r->warn_len, line, (size_t)n);
+    r->warn_len += (size_t)n;
+    w[r->warn_len++] = '\n';
+    w[r->warn_len] = '\0';
+    r->warn = w;
+}
+
+static const char *header_string(const struct ioh_reader *r, uint32_t off)
+{
+    if (off == 0 || off >= r->hdr->header_size || off >= r->size)
+        return "";
+    /* Must be terminated inside the header area. */
+    const char *s = (const char *)r->map + off;
+    if (!memchr(s, '\0', r->hdr->header_size - off))
+        return "";
+    return s;
+}
+
+const struct ioh_trace_header *ioh_reader_header(const struct ioh_reader *r) { return r->hdr; }
+const char *ioh_reader_filename(const struct ioh_reader *r) { return r->name; }
+const char *ioh_reader_exe(const struct ioh_reader *r) { return header_string(r, r->hdr->exe_off); }
+const char *ioh_reader_host(const struct ioh_reader *r) { return header_string(r, r->hdr->host_off); }
+const char *ioh_reader_cwd(const struct ioh_reader *r) { return header_string(r, r->hdr->cwd_off); }
+const char *ioh_reader_warnings(const struct ioh_reader *r) { return r->warn; }
+uint64_t ioh_reader_events(const struct ioh_reader *r) { return r->returned; }
+
+const char *ioh_reader_argv(const struct ioh_reader *r, uint32_t *argc)
+{
+    const char *s = header_string(r, r->hdr->argv_off);
+    /* Count only the strings that really fit in the header area. */
+    uint32_t n = 0;
+    const char *p = s;
+    const char *end = (const char *)r->map + r->hdr->header_size;
+    while (*s && n < r->hdr->argc && p < end) {
+        const char *z = memchr(p, '\0', (size_t)(end - p));
+        if (!z)
+            break;
+        n++;
+        p = z + 1;
+    }
+    *argc = n;
+    return s;
+}
+
+static struct cursor *cursor_for(struct ioh_reader *r, uint32_t tid)
+{
+    for (size_t i = 0; i < r->ncur; i++)
+        if (r->cur[i].tid == tid)
+            return &r->cur[i];
+    struct cursor *c = realloc(r->cur, (r->ncur + 1) * sizeof *c);
+    if (!c)
+        return NULL;
+    r->cur = c;
+    c = &r->cur[r->ncur++];
+    memset(c, 0, sizeof *c);
+    c->tid = tid;
+    return c;
+}
+
+static int add_segment(struct cursor *c, uint64_t off, uint32_t seq)
+{
+    (void)seq;                     /* segments are claimed in order: file order is seq order */
+    if (c->nseg == c->cap) {
+        uint32_t cap = c->cap ? c->cap * 2 : 8;
+        uint64_t *s = realloc(c->segs, cap * sizeof *s);
+        if (!s)
+            return -ENOMEM;
+        c->segs = s;
+        c->cap = cap;
+    }
+    c->segs[c->nseg++] = off;
+    return 0;
+}
+
+static const struct ioh_seg_header *seg_at(const struct ioh_reader *r, uint64_t off)
+{
+    return (const struct ioh_seg_header *)(r->map + off);
+}
+
+/* Load the head record of cursor c, advancing over segments; validates it. */
+static void cursor_load(struct ioh_reader *r, struct cursor *c)
+{
+    uint32_t seg_size = r->hdr->seg_size;
+    for (;;) {
+        if (c->cur >= c->nseg) {
+            c->head = NULL;
+            return;
+        }
+        uint64_t base = c->segs[c->cur];
+        const struct ioh_seg_header *sh = seg_at(r, base);
+        if (c->pos == 0) {
+            uint64_t avail = r->size - base - sizeof *sh;
+            uint32_t used = __atomic_load_n(&sh->used, __ATOMIC_ACQUIRE);
+            uint32_t limit = seg_size - (uint32_t)sizeof *sh;
+            if (used > limit) {
+                add_warning(r, "%s: segment at %llu claims %u bytes (max %u); ignored",
+                            r->name, (unsigned long long)base, used, limit);
+                used = 0;
+            }
+            if (used > avail) {
+                add_warning(r, "%s: file cut inside segment at %llu; read up to the cut",
+                            r->name, (unsigned long long)base);
+                used = (uint32_t)avail;
+            }
+            c->end = used;
+        }
+        if (c->pos + sizeof(struct ioh_rec) <= c->end) {
+            const struct ioh_rec *rec =
+                (const struct ioh_rec *)(r->map + base + sizeof *sh + c->pos);
+            uint32_t size = (uint32_t)rec->size8 * 8;
+            int ok = size >= 8 && c->pos + size <= c->end;
+            if (ok) {
+                switch (rec->type) {
+                case IOH_REC_EVENT:
+                    ok = size == sizeof(struct ioh_event);
+                    if (ok)
+                        c->key = ((const struct ioh_event *)rec)->t;
+                    break;
+                case IOH_REC_PATH:
+                    ok = size >= sizeof(struct ioh_rec_path) &&
+                         ((const struct ioh_rec_path *)rec)->path_len <=
+                             size - sizeof(struct ioh_rec_path);
+                    if (ok)
+                        c->key = ((const struct ioh_rec_path *)rec)->t;
+                    break;
+                case IOH_REC_SITE:
+                    ok = size >= sizeof(struct ioh_rec_site);
+                    c->key = 0;   /* no time of its own: deliver at once */
+                    break;
+                default:
+                    ok = 0;
+                }
+            }
+            if (ok) {
+                c->head = rec;
+                return;
+            }
+            if (rec->type != 0 || rec->size8 != 0)
+                add_warning(r, "%s: damaged record at offset %llu (type %u, size %u); "
+                               "rest of its segment skipped",
+                            r->name, (unsigned long long)(base + sizeof *sh + c->pos),
+                            rec->type, size);
+        }
+        c->cur++;
+        c->pos = 0;
+    }
+}
+
+static int heap_less(const struct ioh_reader *r, size_t a, size_t b)
+{
+    return r->cur[a].key < r->cur[b].key;
+}
+
+static void heap_down(struct ioh_reader *r, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < r->nheap && heap_less(r, r->heap[l], r->heap[m]))
+            m = l;
+        if (l + 1 < r->nheap && heap_less(r, r->heap[l + 1], r->heap[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        size_t t = r->heap[i];
+        r->heap[i] = r->heap[m];
+        r->heap[m] = t;
+        i = m;
+    }
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int validate_header(const char *path, const unsigned char *map, size_t size, char *err,
+                           size_t errlen)
+{
+    const struct ioh_trace_header *h = (const void *)map;
+    if (size < sizeof *h || memcmp(h->magic, IOH_TRACE_MAGIC, 8) != 0)
+        return fail(err, errlen, "%s: not an iohint trace (bad magic)", path);
+    if (h->version != IOH_TRACE_VERSION)
+        return fail(err, errlen, "%s: trace format version %u, this iohint reads version %u",
+                    path, h->version, IOH_TRACE_VERSION);
+    if (h->seg_size < 4096 || (h->seg_size & (h->seg_size - 1)) || h->seg_size > (1u << 26))
+        return fail(err, errlen, "%s: damaged header (segment size %u)", path, h->seg_size);
+    if (h->header_size < sizeof *h || h->header_size % h->seg_size)
+        return fail(err, errlen, "%s: damaged header (header size %u)", path, h->header_size);
+    if (size < h->header_size)
+        return fail(err, errlen, "%s: file cut inside its header (%zu bytes)", path, size);
+    return 0;
+}
+
+struct ioh_reader *ioh_reader_open(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fail(err, errlen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        fail(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    if (st.st_size == 0) {
+        fail(err, errlen, "%s: empty file, not an iohint trace", path);
+        close(fd);
+        return NULL;
+    }
+    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        fail(err, errlen, "%s: cannot map: %s", path, strerror(errno));
+        return NULL;
+    }
+    madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+    if (validate_header(path, map, (size_t)st.st_size, err, errlen) < 0) {
+        munmap(map, (size_t)st.st_size);
+        return NULL;
+    }
+    struct ioh_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->name = strdup(path))) {
+        free(r);
+        munmap(map, (size_t)st.st_size);
+        fail(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    r->map = map;
+    r->size = (size_t)st.st_size;
+    r->hdr = map;
+
+    uint64_t end = __atomic_load_n(&r->hdr->seg_end, __ATOMIC_ACQUIRE);
+    if (end > r->size) {
+        /* Claimed past the file's end: the writer died while growing, or the
+         * file was cut. Keep what is there. */
+        if (end > r->hdr->max_size + r->hdr->seg_size || end - r->size >= r->hdr->seg_size)
+            add_warning(r, "%s: trace claims %llu bytes but the file has %zu; "
+                           "reading what is there", path, (unsigned long long)end, r->size);
+        end = r->size;
+    }
+    for (uint64_t off = r->hdr->header_size; off + sizeof(struct ioh_seg_header) <= end;
+         off += r->hdr->seg_size) {
+        const struct ioh_seg_header *sh = seg_at(r, off);
+        if (__atomic_load_n(&sh->magic, __ATOMIC_ACQUIRE) != IOH_SEG_MAGIC)
+            continue;              /* claimed, never started */
+        struct cursor *c = cursor_for(r, sh->tid);
+        if (!c || add_segment(c, off, sh->seq) < 0) {
+            ioh_reader_close(r);
+            fail(err, errlen, "%s: out of memory", path);
+            return NULL;
+        }
+    }
+    r->heap = calloc(r->ncur ? r->ncur : 1, sizeof *r->heap);
+    if (!r->heap) {
+        ioh_reader_close(r);
+        fail(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    for (size_t i = 0; i < r->ncur; i++) {
+        cursor_load(r, &r->cur[i]);
+        if (r->cur[i].head)
+            r->heap[r->nheap++] = i;
+    }
+    for (size_t i = r->nheap; i-- > 0;)
+        heap_down(r, i);
+    return r;
+}
+
+void ioh_reader_close(struct ioh_reader *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->ncur; i++)
+        free(r->cur[i].segs);
+    free(r->cur);
+    free(r->heap);
+    free(r->paths);
+    free(r->sites);
+    free(r->warn);
+    free(r->name);
+    if (r->map)
+        munmap((void *)r->map, r->size);
+    free(r);
+}
+
+/* Remember a record in an id-indexed table. */
+static void remember(const void ***table, size_t *n, uint32_t id, const void *rec)
+{
+    if (id == 0 || id > (1u << 24))
+        return;
+    if (id >= *n) {
+        size_t cap = *n ? *n : 64;
+        while (cap <= id)
+            cap *= 2;
+        const void **t = realloc(*table, cap * sizeof *t);
+        if (!t)
+            return;
+        memset(t + *n, 0, (cap - *n) * sizeof *t);
+        *table = t;
+        *n = cap;
+    }
+    (*table)[id] = rec;
+}
+
+int ioh_reader_next(struct ioh_reader *r, struct ioh_record *rec)
+{
+    if (r->nheap == 0)
+        return 0;
+    struct cursor *c = &r->cur[r->heap[0]];
+    const struct ioh_rec *h = c->head;
+    memset(rec, 0, sizeof *rec);
+    rec->type = h->type;
+    switch (h->type) {
+    case IOH_REC_EVENT:
+        rec->ev = (const struct ioh_event *)h;
+        break;
+    case IOH_REC_PATH:
+        rec->path = (const struct ioh_rec_path *)h;
+        remember((const void ***)&r->paths, &r->npaths, rec->path->file, rec->path);
+        break;
+    case IOH_REC_SITE:
+        rec->site = (const struct ioh_rec_site *)h;
+        remember((const void ***)&r->sites, &r->nsites, rec->site->site, rec->site);
+        break;
+    }
+    c->pos += (uint32_t)h->size8 * 8;
+    cursor_load(r, c);
+    if (!c->head)
+        r->heap[0] = r->heap[--r->nheap];
+    heap_down(r, 0);
+    r->returned++;
+    return 1;
+}
+
+const struct ioh_rec_path *ioh_reader_path(const struct ioh_reader *r, uint32_t file)
+{
+    return file < r->npaths ? r->paths[file] : NULL;
+}
+
+const struct ioh_rec_site *ioh_reader_site(const struct ioh_reader *r, uint32_t site)
+{
+    return site < r->nsites ? r->sites[site] : NULL;
+}
+
+int ioh_site_frame_at(const struct ioh_rec_site *s, uint32_t index, struct ioh_frame_view *out)
+{
+    if (index >= s->nframes)
+        return 0;
+    size_t total = (size_t)s->size8 * 8;
+    size_t at = sizeof *s;
+    for (uint32_t i = 0;; i++) {
+        if (at + sizeof(struct ioh_site_frame) > total)
+            return 0;
+        const struct ioh_site_frame *f = (const void *)((const char *)s + at);
+        size_t fsize = (sizeof *f + f->module_len + f->symbol_len + 7) & ~(size_t)7;
+        if (at + fsize > total)
+            return 0;
+        if (i == index) {
+            out->frame = f;
+            out->module = (const char *)(f + 1);
+            out->symbol = out->module + f->module_len;
+            return 1;
+        }
+        at += fsize;
+    }
+}

@@ -1,0 +1,69 @@
+/* clock.c - TSC calibration for clock.h. */
+#include "clock.h"
+
+#include <stdatomic.h>
+
+/* Process-wide calibration: the first exact pair and the rate derived from the
+ * longest baseline seen so far. Written by whichever thread re-anchors. */
+static struct {
+    uint64_t tsc0, ns0;            /* set once in ioh_clock_init */
+    _Atomic uint64_t rate;         /* ns per tick, 32.32 fixed point */
+    _Atomic uint64_t span_ns;      /* baseline the rate was computed over */
+} g_clock;
+
+uint64_t ioh_clock_rate(void)
+{
+    return atomic_load_explicit(&g_clock.rate, memory_order_relaxed);
+}
+
+#if IOH_CLOCK_TSC
+static void calibrate_pair(uint64_t *tsc, uint64_t *ns)
+{
+    /* Bracket clock_gettime with two TSC reads and keep the midpoint, so the
+     * pair is not skewed by the vDSO call itself. */
+    uint64_t a = ioh_ticks();
+    *ns = ioh_clock_ns(CLOCK_MONOTONIC);
+    uint64_t b = ioh_ticks();
+    *tsc = a + (b - a) / 2;
+}
+
+static void refine(uint64_t tsc, uint64_t ns)
+{
+    if (ns <= g_clock.ns0 || tsc <= g_clock.tsc0)
+        return;
+    uint64_t span = ns - g_clock.ns0;
+    if (span <= atomic_load_explicit(&g_clock.span_ns, memory_order_relaxed))
+        return;
+    __extension__ typedef unsigned __int128 u128;
+    uint64_t rate = (uint64_t)(((u128)span << 32) / (tsc - g_clock.tsc0));
+    atomic_store_explicit(&g_clock.rate, rate, memory_order_relaxed);
+    atomic_store_explicit(&g_clock.span_ns, span, memory_order_relaxed);
+}
+#endif
+
+void ioh_clock_init(void)
+{
+#if IOH_CLOCK_TSC
+    calibrate_pair(&g_clock.tsc0, &g_clock.ns0);
+    uint64_t tsc, ns;
+    do
+        calibrate_pair(&tsc, &ns);
+    while (ns - g_clock.ns0 < 50000);
+    refine(tsc, ns);
+#else
+    atomic_store(&g_clock.rate, 1ull << 32);
+#endif
+}
+
+void ioh_clock_reanchor(struct ioh_clock_anchor *a)
+{
+#if IOH_CLOCK_TSC
+    uint64_t tsc, ns;
+    calibrate_pair(&tsc, &ns);
+    refine(tsc, ns);
+    a->tsc = tsc;
+    a->ns = ns;
+#else
+    a->tsc = a->ns = ioh_clock_ns(CLOCK_MONOTONIC);
+#endif
+}

@@ -1,0 +1,461 @@
+/* fdtab.c - descriptor and open-file-description state; see fdtab.h. */
+#include "fdtab.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+
+#include "raw.h"
+#include "state.h"
+#include "trace_format.h"
+
+#define FD_PAGE_BITS 10
+#define FD_PAGE_SIZE (1u << FD_PAGE_BITS)
+#define FD_PAGES     1024u                  /* 1M descriptors */
+#define OFD_CHUNK    128u
+
+#ifndef TRACEFS_MAGIC
+#define TRACEFS_MAGIC 0x74726163
+#endif
+#ifndef CONFIGFS_MAGIC
+#define CONFIGFS_MAGIC 0x62656570
+#endif
+#ifndef SECURITYFS_MAGIC
+#define SECURITYFS_MAGIC 0x73636673
+#endif
+
+/* Process-wide descriptor state. Pages and ofds are allocated with mmap and
+ * never freed (see fdtab.h, "Concurrency"). */
+static struct {
+    _Atomic(struct ioh_fdent *) pages[FD_PAGES];   /* set once under lock */
+    _Atomic uint32_t lock_owner;                   /* tid holding the lock, 0 if free */
+    struct ioh_ofd *free_list;                     /* guarded by the lock */
+    _Atomic uint32_t next_file_id;                 /* trace file ids, from 1 */
+    _Atomic uint32_t fork_gen;                     /* bumped when all become shared */
+    uint32_t fork_held;                            /* prepare took the lock */
+    _Atomic int hidden[8];                         /* ioh_fd_hide; -1 or 0 = none */
+    _Atomic int nhidden;
+} g_fd;
+
+static void *map_zero(size_t size)
+{
+    void *p = (void *)ioh_raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
+                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return (unsigned long)p > -4096ul ? NULL : p;
+}
+
+/* Returns 1 if taken, 0 if this thread already holds it (a signal handler
+ * interrupted it inside): the caller must then not touch shared state. */
+static int fd_lock(void)
+{
+    uint32_t me = ioh_tid();
+    if (atomic_load_explicit(&g_fd.lock_owner, memory_order_relaxed) == me)
+        return 0;
+    for (;;) {
+        uint32_t expected = 0;
+        if (atomic_compare_exchange_weak_explicit(&g_fd.lock_owner, &expected, me,
+                                                  memory_order_acquire,
+                                                  memory_order_relaxed))
+            return 1;
+        __builtin_ia32_pause();
+    }
+}
+
+static void fd_unlock(void)
+{
+    atomic_store_explicit(&g_fd.lock_owner, 0, memory_order_release);
+}
+
+void ioh_fdtab_init(void)
+{
+    uint32_t zero = 0;
+    atomic_compare_exchange_strong(&g_fd.next_file_id, &zero, 1);
+}
+
+struct ioh_fdent *ioh_fd_entry(int fd, int create)
+{
+    if (fd < 0 || (unsigned)fd >= FD_PAGES * FD_PAGE_SIZE)
+        return NULL;
+    unsigned pi = (unsigned)fd >> FD_PAGE_BITS;
+    struct ioh_fdent *page = atomic_load_explicit(&g_fd.pages[pi], memory_order_acquire);
+    if (__builtin_expect(page != NULL, 1) || !create)
+        return page ? &page[fd & (FD_PAGE_SIZE - 1)] : NULL;
+    struct ioh_fdent *fresh = map_zero(FD_PAGE_SIZE * sizeof *fresh);
+    if (!fresh)
+        return NULL;
+    struct ioh_fdent *expected = NULL;
+    if (!atomic_compare_exchange_strong(&g_fd.pages[pi], &expected, fresh)) {
+        ioh_raw2(SYS_munmap, fresh, FD_PAGE_SIZE * sizeof *fresh);
+        page = expected;
+    } else {
+        page = fresh;
+    }
+    return &page[fd & (FD_PAGE_SIZE - 1)];
+}
+
+/* Pool allocation; lock held. */
+static struct ioh_ofd *ofd_alloc(void)
+{
+    if (!g_fd.free_list) {
+        struct ioh_ofd *chunk = map_zero(OFD_CHUNK * sizeof *chunk);
+        if (!chunk)
+            return NULL;
+        for (unsigned i = 0; i < OFD_CHUNK; i++) {
+            chunk[i].next_free = g_fd.free_list;
+            g_fd.free_list = &chunk[i];
+        }
+    }
+    struct ioh_ofd *o = g_fd.free_list;
+    g_fd.free_list = o->next_free;
+    return o;
+}
+
+/* Lock held. */
+static void ofd_release(struct ioh_ofd *o)
+{
+    if (!o || atomic_fetch_sub(&o->refs, 1) != 1)
+        return;
+    if (o->path && o->path != o->path_inline)
+        ioh_raw2(SYS_munmap, o->path, 4096);
+    o->path = NULL;
+    o->next_free = g_fd.free_list;
+    g_fd.free_list = o;
+}
+
+static uint32_t kind_of(mode_t mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG: return IOH_FILE_REG;
+    case S_IFDIR: return IOH_FILE_DIR;
+    case S_IFIFO: return IOH_FILE_PIPE;
+    case S_IFSOCK: return IOH_FILE_SOCK;
+    case S_IFCHR: return IOH_FILE_CHR;
+    case S_IFBLK: return IOH_FILE_BLK;
+    default: return IOH_FILE_OTHER;
+    }
+}
+
+static int special_fs(long type)
+{
+    switch (type) {
+    case PROC_SUPER_MAGIC: case SYSFS_MAGIC: case DEBUGFS_MAGIC: case TRACEFS_MAGIC:
+    case CGROUP_SUPER_MAGIC: case CGROUP2_SUPER_MAGIC: case CONFIGFS_MAGIC:
+    case SECURITYFS_MAGIC: case BPF_FS_MAGIC: case PSTOREFS_MAGIC: case EFIVARFS_MAGIC:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int ioh_fd_probe(int fd, struct ioh_ofd *o)
+{
+    struct stat st;
+    long r = ioh_raw2(SYS_fstat, fd, &st);
+    if (r < 0)
+        return (int)r;
+    long fl = ioh_raw2(SYS_fcntl, fd, F_GETFL);
+    o->open_flags = fl < 0 ? 0 : (uint32_t)fl;
+    o->dev = st.st_dev;
+    o->ino = st.st_ino;
+    o->size = st.st_size;
+    o->kind = kind_of(st.st_mode);
+    uint32_t flags = 0;
+    int acc = (int)o->open_flags & O_ACCMODE;
+    if (acc == O_WRONLY || acc == O_RDWR)
+        flags |= IOH_OFD_WRITABLE;
+    if (o->open_flags & O_DIRECT)
+        flags |= IOH_OFD_DIRECT;
+    if (o->kind == IOH_FILE_REG || o->kind == IOH_FILE_BLK)
+        flags |= IOH_OFD_SEEKABLE;
+    if (o->kind == IOH_FILE_REG) {
+        struct statfs sfs;
+        if (ioh_raw2(SYS_fstatfs, fd, &sfs) == 0 && special_fs((long)sfs.f_type))
+            flags |= IOH_OFD_SPECIALFS;
+        if (acc != O_WRONLY && !(flags & (IOH_OFD_DIRECT | IOH_OFD_SPECIALFS)))
+            flags |= IOH_OFD_ELIGIBLE;
+    }
+    atomic_store_explicit(&o->flags, flags, memory_order_relaxed);
+    return 0;
+}
+
+/* The absolute path behind fd, from /proc/self/fd; the ofd keeps it inline or
+ * in its own page when long. */
+static void read_path(int fd, struct ioh_ofd *o)
+{
+    char link[40];
+    char buf[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    long n = ioh_raw4(SYS_readlinkat, AT_FDCWD, link, buf, sizeof buf - 1);
+    if (n < 0)
+        n = 0;
+    o->path = o->path_inline;
+    if ((size_t)n >= sizeof o->path_inline) {
+        char *p = map_zero(4096);
+        if (p)
+            o->path = p;
+        else
+            n = sizeof o->path_inline - 1;
+    }
+    memcpy(o->path, buf, (size_t)n);
+    o->path[n] = '\0';
+    o->path_len = (uint32_t)n;
+}
+
+/* Build a fresh ofd for an open fd. Lock held. */
+static struct ioh_ofd *ofd_new(int fd, uint32_t extra)
+{
+    struct ioh_ofd *o = ofd_alloc();
+    if (!o)
+        return NULL;
+    struct ioh_ofd *keep_next = NULL;
+    memset(o, 0, sizeof *o);
+    o->next_free = keep_next;
+    if (ioh_fd_probe(fd, o) < 0) {
+        o->next_free = g_fd.free_list;
+        g_fd.free_list = o;
+        return NULL;
+    }
+    uint32_t flags = atomic_load(&o->flags) | extra;
+    if (flags & (IOH_OFD_WRITABLE | IOH_OFD_INHERITED | IOH_OFD_STDIO))
+        flags |= IOH_OFD_SHARED;
+    atomic_store(&o->flags, flags);
+    o->file_id = atomic_fetch_add(&g_fd.next_file_id, 1);
+    o->fork_gen = atomic_load(&g_fd.fork_gen);
+    atomic_store(&o->refs, 1);
+    atomic_store(&o->announced, 0);
+    read_path(fd, o);
+    /* A description we did not create may be anywhere: start from the kernel's
+     * offset. One we just opened is at 0 (O_APPEND only matters for writes). */
+    long long off = 0;
+    if ((flags & IOH_OFD_SEEKABLE) && (extra & (IOH_OFD_INHERITED | IOH_OFD_STDIO))) {
+        off = ioh_raw_lseek(fd, 0, SEEK_CUR);
+        if (off < 0)
+            off = 0;
+    }
+    atomic_store(&o->offset, off);
+    return o;
+}
+
+/* Point fd's entry at o (which already counts this reference). Lock held. */
+static void entry_set(struct ioh_fdent *e, struct ioh_ofd *o)
+{
+    struct ioh_ofd *old = atomic_exchange_explicit(&e->ofd, o, memory_order_acq_rel);
+    atomic_store_explicit(&e->stream, NULL, memory_order_relaxed);
+    ofd_release(old);
+}
+
+struct ioh_ofd *ioh_fd_get(int fd)
+{
+    struct ioh_ofd *o = ioh_fd_lookup(fd);
+    if (__builtin_expect(o != NULL, 1))
+        return o;
+    struct ioh_fdent *e = ioh_fd_entry(fd, 1);
+    if (!e || !fd_lock())
+        return NULL;
+    o = atomic_load(&e->ofd);
+    if (!o) {
+        o = ofd_new(fd, IOH_OFD_INHERITED);
+        if (o)
+            entry_set(e, o);
+    }
+    fd_unlock();
+    return o;
+}
+
+struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra)
+{
+    (void)open_flags;             /* F_GETFL tells us the truth */
+    struct ioh_fdent *e = ioh_fd_entry(fd, 1);
+    if (!e || !fd_lock())
+        return NULL;
+    struct ioh_ofd *o = ofd_new(fd, extra);
+    entry_set(e, o);
+    fd_unlock();
+    return o;
+}
+
+void ioh_fd_closed(int fd)
+{
+    struct ioh_fdent *e = ioh_fd_entry(fd, 0);
+    if (!e || !atomic_load(&e->ofd) || !fd_lock())
+        return;
+    entry_set(e, NULL);
+    fd_unlock();
+}
+
+void ioh_fd_closed_range(unsigned lo, unsigned hi)
+{
+    if (lo >= FD_PAGES * FD_PAGE_SIZE)
+        return;
+    if (hi >= FD_PAGES * FD_PAGE_SIZE)
+        hi = FD_PAGES * FD_PAGE_SIZE - 1;
+    if (!fd_lock())
+        return;
+    for (unsigned pi = lo >> FD_PAGE_BITS; pi <= hi >> FD_PAGE_BITS; pi++) {
+        struct ioh_fdent *page = atomic_load(&g_fd.pages[pi]);
+        if (!page)
+            continue;
+        unsigned first = pi == lo >> FD_PAGE_BITS ? lo & (FD_PAGE_SIZE - 1) : 0;
+        unsigned last = pi == hi >> FD_PAGE_BITS ? hi & (FD_PAGE_SIZE - 1) : FD_PAGE_SIZE - 1;
+        for (unsigned i = first; i <= last; i++)
+            if (atomic_load_explicit(&page[i].ofd, memory_order_relaxed))
+                entry_set(&page[i], NULL);
+    }
+    fd_unlock();
+}
+
+void ioh_fd_duped(int oldfd, int newfd)
+{
+    if (oldfd == newfd)
+        return;
+    struct ioh_ofd *o = ioh_fd_get(oldfd);
+    struct ioh_fdent *e = ioh_fd_entry(newfd, 1);
+    if (!e || !fd_lock())
+        return;
+    if (o)
+        atomic_fetch_add(&o->refs, 1);
+    entry_set(e, o);
+    fd_unlock();
+}
+
+void ioh_fd_setfl(int fd, int flags)
+{
+    struct ioh_ofd *o = ioh_fd_lookup(fd);
+    if (!o)
+        return;
+    /* Re-probe eligibility; keep the sharing bits we learnt. */
+    struct ioh_ofd probe;
+    memset(&probe, 0, sizeof probe);
+    (void)flags;
+    if (ioh_fd_probe(fd, &probe) < 0)
+        return;
+    o->open_flags = probe.open_flags;
+    uint32_t keep = atomic_load(&o->flags) &
+                    (IOH_OFD_SHARED | IOH_OFD_INHERITED | IOH_OFD_STDIO);
+    atomic_store(&o->flags, atomic_load(&probe.flags) | keep);
+}
+
+int ioh_ofd_private(const struct ioh_ofd *o)
+{
+    return !(atomic_load_explicit(&o->flags, memory_order_relaxed) & IOH_OFD_SHARED) &&
+           o->fork_gen == atomic_load_explicit(&g_fd.fork_gen, memory_order_relaxed);
+}
+
+void ioh_ofd_share(struct ioh_ofd *o)
+{
+    atomic_fetch_or(&o->flags, IOH_OFD_SHARED);
+}
+
+void ioh_fdtab_share_all(void)
+{
+    atomic_fetch_add(&g_fd.fork_gen, 1);
+}
+
+void ioh_fdtab_fork_prepare(void)
+{
+    g_fd.fork_held = (uint32_t)fd_lock();
+}
+
+void ioh_fdtab_fork_parent(void)
+{
+    if (g_fd.fork_held)
+        fd_unlock();
+    g_fd.fork_held = 0;
+    ioh_fdtab_share_all();
+}
+
+void ioh_fdtab_fork_child(void)
+{
+    /* Only the forking thread exists now; whoever held the lock is gone. */
+    atomic_store(&g_fd.lock_owner, 0);
+    g_fd.fork_held = 0;
+    ioh_fdtab_share_all();
+}
+
+void ioh_fdtab_foreach(void (*fn)(int fd, struct ioh_ofd *o, void *arg), void *arg)
+{
+    for (unsigned pi = 0; pi < FD_PAGES; pi++) {
+        struct ioh_fdent *page = atomic_load(&g_fd.pages[pi]);
+        if (!page)
+            continue;
+        for (unsigned i = 0; i < FD_PAGE_SIZE; i++) {
+            struct ioh_ofd *o = atomic_load(&page[i].ofd);
+            if (o)
+                fn((int)(pi * FD_PAGE_SIZE + i), o, arg);
+        }
+    }
+}
+
+int ioh_fd_hide(int fd)
+{
+    struct { unsigned long long cur, max; } lim = {1024, 1024};
+    ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim);
+    long want = (long)(lim.cur > 4096 + 64 ? 4096 : lim.cur - 64);
+    if (want <= fd || atomic_load(&g_fd.nhidden) >= 8)
+        return fd;
+    long high = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
+    if (high < 0)
+        return fd;
+    ioh_raw_close(fd);
+    int slot = atomic_fetch_add(&g_fd.nhidden, 1);
+    if (slot < 8)
+        atomic_store(&g_fd.hidden[slot], (int)high + 1);   /* +1: 0 means empty */
+    return (int)high;
+}
+
+int ioh_fd_hidden(int fd)
+{
+    int n = atomic_load_explicit(&g_fd.nhidden, memory_order_relaxed);
+    for (int i = 0; i < n && i < 8; i++)
+        if (atomic_load_explicit(&g_fd.hidden[i], memory_order_relaxed) == fd + 1)
+            return 1;
+    return 0;
+}
+
+/* The lowest hidden descriptor in [lo, hi]; 0 if none. */
+static int lowest_hidden(unsigned lo, unsigned hi, unsigned *out)
+{
+    int found = 0;
+    int n = atomic_load(&g_fd.nhidden);
+    for (int i = 0; i < n && i < 8; i++) {
+        int h = atomic_load(&g_fd.hidden[i]) - 1;
+        if (h >= 0 && (unsigned)h >= lo && (unsigned)h <= hi && (!found || (unsigned)h < *out)) {
+            *out = (unsigned)h;
+            found = 1;
+        }
+    }
+    return found;
+}
+
+int ioh_fd_close_range_visible(unsigned lo, unsigned hi, int flags,
+                               int (*fn)(unsigned, unsigned, int))
+{
+    int r = 0;
+    for (;;) {
+        unsigned h = 0;
+        int found = lowest_hidden(lo, hi, &h);
+        if (!found || h > lo) {
+            unsigned last = found ? h - 1 : hi;
+            int rr;
+            if (fn) {
+                rr = fn(lo, last, flags);
+            } else {
+                long k = ioh_raw3(SYS_close_range, lo, last, flags);
+                if (k < 0)
+                    errno = (int)-k;
+                rr = k < 0 ? -1 : 0;
+            }
+            if (rr != 0)
+                r = rr;
+        }
+        if (!found || h >= hi)
+            return r;
+        lo = h + 1;
+    }
+}

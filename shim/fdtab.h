@@ -1,0 +1,129 @@
+/* fdtab.h - what the shim knows about each descriptor and open file description.
+ *
+ * Two levels, like the kernel: an fd entry points to an ioh_ofd (one open file
+ * description: what open() created, shared by dup'd fds). The ofd carries the
+ * file's identity (dev, ino, path), its kind, its eligibility for policies, its
+ * trace file id and the logical offset the shim tracks for it.
+ *
+ * Offsets. A "private" ofd is one this process opened itself, read-only, and
+ * that no other process or unseen code can move: its offset is tracked in user
+ * space (read adds, lseek sets) at no syscall cost. Every other ofd is
+ * "shared" - inherited at start, opened for writing, read by stdio (whose reads
+ * we cannot see), fdopen'd, or alive across a fork/spawn/system/popen - and the
+ * trace asks the kernel for its offset. Pipes, sockets and ttys have no offset.
+ *
+ * Concurrency. Lookups are lock-free (atomic loads), so reads in any thread or
+ * signal handler never block. Mutations (open, close, dup) take one spinlock
+ * with an owner check: a signal handler that interrupts its own thread inside
+ * the lock gets "unknown" instead of deadlocking. Ofd memory is pooled and
+ * never returned to the system, so a racing close can make one event carry a
+ * stale file id, never a crash. Tables grow lazily, 1024 fds at a time; fds
+ * beyond 1M are passed through untracked.
+ *
+ * Fork: ioh_fdtab_atfork_* keep the lock consistent and mark every ofd shared.
+ */
+#ifndef IOH_FDTAB_H
+#define IOH_FDTAB_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define IOH_OFD_ELIGIBLE  0x01u  /* regular, readable, not O_DIRECT, not procfs/sysfs... */
+#define IOH_OFD_SHARED    0x02u  /* the offset can move behind our back */
+#define IOH_OFD_INHERITED 0x04u  /* found already open, not seen opening */
+#define IOH_OFD_STDIO     0x08u  /* a stdio stream reads it */
+#define IOH_OFD_WRITABLE  0x10u  /* opened O_WRONLY or O_RDWR */
+#define IOH_OFD_DIRECT    0x20u  /* O_DIRECT */
+#define IOH_OFD_SEEKABLE  0x40u  /* has a file offset (regular file or block device) */
+#define IOH_OFD_SPECIALFS 0x80u  /* procfs, sysfs, ...: generated per read */
+
+#define IOH_OFD_PATH_INLINE 232
+
+struct ioh_ofd {
+    _Atomic uint32_t refs;         /* fd entries pointing here; guarded by the lock */
+    _Atomic uint32_t flags;        /* IOH_OFD_*; bits only ever added */
+    uint32_t file_id;              /* trace file id, unique in the process */
+    uint32_t kind;                 /* enum ioh_file_kind */
+    uint32_t open_flags;           /* O_* */
+    uint32_t fork_gen;             /* ioh_fdtab's fork generation at creation */
+    _Atomic uint32_t announced;    /* trace generation that has its path record */
+    uint32_t path_len;
+    uint64_t dev, ino;
+    int64_t size;                  /* st_size when seen */
+    _Atomic int64_t offset;        /* logical offset for private ofds */
+    struct ioh_ofd *next_free;     /* pool free list; guarded by the lock */
+    char *path;                    /* path_inline or an mmap'd long path */
+    char path_inline[IOH_OFD_PATH_INLINE];
+};
+
+/* Per-fd state beyond the ofd: the stdio stream reading through this fd. The
+ * stream's position is stream_end - (bytes left in its buffer), see
+ * interpose.c; stream_end is the file offset of the buffer's end. */
+struct ioh_fdent {
+    _Atomic(struct ioh_ofd *) ofd;
+    _Atomic(FILE *) stream;
+    _Atomic int64_t stream_end;
+};
+
+void ioh_fdtab_init(void);
+
+/* The entry for fd (NULL if fd is out of range or its page does not exist and
+ * create is 0). Lock-free. */
+struct ioh_fdent *ioh_fd_entry(int fd, int create);
+
+/* The ofd of fd if the shim knows it; NULL otherwise. Lock-free. */
+static inline struct ioh_ofd *ioh_fd_lookup(int fd)
+{
+    struct ioh_fdent *e = ioh_fd_entry(fd, 0);
+    return e ? atomic_load_explicit(&e->ofd, memory_order_acquire) : NULL;
+}
+
+/* The ofd of fd, discovering an fd the shim never saw opened (inherited, or
+ * opened by code we do not wrap) with fstat. NULL if fd is not open. */
+struct ioh_ofd *ioh_fd_get(int fd);
+
+/* fd was just opened (by open*, creat, fopen, fdopen...). path is what the
+ * program passed (may be NULL); the absolute path is read back from /proc.
+ * extra is IOH_OFD_* bits to add. Replaces any state fd had. */
+struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra);
+
+void ioh_fd_closed(int fd);
+void ioh_fd_closed_range(unsigned lo, unsigned hi);   /* inclusive */
+/* newfd now refers to oldfd's description (dup, dup2, dup3, F_DUPFD). */
+void ioh_fd_duped(int oldfd, int newfd);
+/* fcntl(F_SETFL) changed O_DIRECT or O_APPEND: re-check eligibility. */
+void ioh_fd_setfl(int fd, int flags);
+
+/* Is the ofd's offset only movable by our own wrappers? */
+int ioh_ofd_private(const struct ioh_ofd *o);
+/* Mark o shared for good. */
+void ioh_ofd_share(struct ioh_ofd *o);
+
+/* Another process may now use every open description: fork, spawn, exec... */
+void ioh_fdtab_share_all(void);
+
+/* pthread_atfork-style hooks: prepare takes the lock (unless this thread
+ * already holds it), parent releases it, child resets it and shares all. */
+void ioh_fdtab_fork_prepare(void);
+void ioh_fdtab_fork_parent(void);
+void ioh_fdtab_fork_child(void);
+
+/* Descriptors the shim's helpers keep for themselves (libunwind's pipe):
+ * ioh_fd_hide moves fd to a high number (close-on-exec) and returns it; the
+ * close wrappers then leave hidden descriptors alone, as if they did not
+ * exist. At most 8. */
+int ioh_fd_hide(int fd);
+int ioh_fd_hidden(int fd);
+/* Close [lo, hi] except the hidden descriptors, with close_range(2). */
+int ioh_fd_close_range_visible(unsigned lo, unsigned hi, int flags,
+                               int (*close_range_fn)(unsigned, unsigned, int));
+
+/* Visit every known fd (for tests and the fork-child trace). */
+void ioh_fdtab_foreach(void (*fn)(int fd, struct ioh_ofd *o, void *arg), void *arg);
+
+/* The file kind and eligibility of an open fd, from fstat/fstatfs/F_GETFL.
+ * Exposed for unit tests. Returns -errno if fd is not open. */
+int ioh_fd_probe(int fd, struct ioh_ofd *o);
+
+#endif

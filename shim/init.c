@@ -1,0 +1,130 @@
+/* init.c - bringing the shim up and down, and keeping it right across fork.
+ *
+ * ioh_init runs once per process image: from our constructor, or earlier from
+ * whichever wrapper another library's constructor calls first (measured:
+ * libselinux calls fopen before we are initialised). It resolves the real
+ * functions, reads the options, starts the trace and decides the mode. While
+ * it runs, the initialising thread is marked `internal`, so anything it calls
+ * that lands in our wrappers passes straight through; other threads wait.
+ *
+ * The destructor marks the trace finished and leaves the shim working: other
+ * libraries' destructors and still-running threads call wrappers after it.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "callsite.h"
+#include "fdtab.h"
+#include "log.h"
+#include "options.h"
+#include "raw.h"
+#include "real.h"
+#include "state.h"
+#include "trace.h"
+
+__thread struct ioh_thread ioh_tls __attribute__((tls_model("initial-exec")));
+_Atomic int ioh_mode;
+
+uint32_t ioh_tid(void)
+{
+    struct ioh_thread *t = &ioh_tls;
+    if (__builtin_expect(t->tid == 0, 0)) {
+        t->tid = (uint32_t)ioh_raw_gettid();
+        t->pid = (uint32_t)ioh_raw_getpid();
+    }
+    return t->tid;
+}
+
+static void fork_prepare(void)
+{
+    if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE)
+        return;
+    /* Fixed order: descriptor table, then trace growth. */
+    ioh_fdtab_fork_prepare();
+    ioh_trace_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+    if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE)
+        return;
+    ioh_trace_fork_parent();
+    ioh_fdtab_fork_parent();
+}
+
+static void fork_child(void)
+{
+    ioh_tls.tid = 0;
+    ioh_tls.pid = 0;
+    if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE)
+        return;
+    ioh_log_init();
+    ioh_trace_fork_child();
+    ioh_fdtab_fork_child();
+}
+
+/* Hooks for wrappers of fork variants that run no atfork handlers (_Fork). */
+void ioh__fork_prepare(void);
+void ioh__fork_parent(void);
+void ioh__fork_child(void);
+void ioh__fork_prepare(void) { fork_prepare(); }
+void ioh__fork_parent(void) { fork_parent(); }
+void ioh__fork_child(void) { fork_child(); }
+
+static void init(void)
+{
+    ioh_tls.internal++;
+    ioh_real_ensure();
+    ioh_log_init();
+    ioh_options_load();
+    int mode = IOH_MODE_ACTIVE;
+    if (ioh_opt_int(IOH_OPT_DISABLE)) {
+        mode = IOH_MODE_OFF;
+    } else {
+        ioh_clock_init();
+        ioh_fdtab_init();
+        ioh_trace_start();
+        ioh_callsite_init();
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+        /* Tracing off and no policy: keep no state, pass everything through. */
+        if (!ioh_trace_enabled())
+            mode = IOH_MODE_OFF;
+    }
+    if (ioh_real_missing() && ioh_opt_int(IOH_OPT_VERBOSE))
+        ioh_warn("%d libc functions did not resolve; their wrappers use raw system calls",
+                 ioh_real_missing());
+    ioh_tls.internal--;
+    atomic_store_explicit(&ioh_mode, mode, memory_order_release);
+}
+
+int ioh_ensure_init(void)
+{
+    int m = atomic_load_explicit(&ioh_mode, memory_order_acquire);
+    if (__builtin_expect(m >= IOH_MODE_OFF, 1))
+        return m;
+    int expected = IOH_MODE_UNINIT;
+    if (atomic_compare_exchange_strong(&ioh_mode, &expected, IOH_MODE_INITIALIZING)) {
+        init();
+    } else {
+        /* Another thread is initialising; wait for it (bounded: init does
+         * a handful of system calls). */
+        while ((m = atomic_load_explicit(&ioh_mode, memory_order_acquire)) < IOH_MODE_OFF)
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#else
+            ;
+#endif
+    }
+    return atomic_load_explicit(&ioh_mode, memory_order_acquire);
+}
+
+__attribute__((constructor)) static void ioh_constructor(void)
+{
+    ioh_ensure_init();
+}
+
+__attribute__((destructor)) static void ioh_destructor(void)
+{
+    if (atomic_load(&ioh_mode) == IOH_MODE_ACTIVE)
+        ioh_trace_finish();
+}

@@ -1,0 +1,1780 @@
+/* interpose.c - the only file that defines libc names.
+ *
+ * Each wrapper is the same short story: guard (pass straight through when the
+ * shim is off or the call is the shim's own), the real call, the record, then
+ * errno restored to exactly what libc left, and the result returned untouched.
+ * State lives elsewhere: descriptors in fdtab.c, the trace in trace.c, call
+ * sites in callsite.c. Nothing here allocates, locks or formats text on the
+ * read path.
+ *
+ * Traps this file answers (INTERPOSITION.md): fortified _chk entry points do
+ * their own check and enter our read path (forwarding would hide the read);
+ * vfork is fork (the vfork child would corrupt our state in the parent's
+ * memory); _Fork, posix_spawn, system and popen run no atfork handlers, so
+ * their wrappers mark every description shared themselves; stdio never calls
+ * an interposable read, so streams are traced at the stream level with offsets
+ * derived from the FILE's own buffer pointers; node closes descriptors with
+ * syscall(SYS_close), so syscall() is wrapped too.
+ */
+#undef _FILE_OFFSET_BITS        /* meson adds it; it would rename pread to pread64 */
+#undef _FORTIFY_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "callsite.h"
+#include "fdtab.h"
+#include "raw.h"
+#include "real.h"
+#include "state.h"
+#include "trace.h"
+
+#define IOH_EXPORT __attribute__((visibility("default")))
+#define CALLER() __builtin_return_address(0)
+
+/* glibc exports these without declaring them all. */
+extern void __chk_fail(void) __attribute__((noreturn));
+int _IO_getc(FILE *f);
+int __underflow(FILE *f);
+int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap);
+ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f);
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen);
+size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f);
+size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f);
+char *__fgets_chk(char *buf, size_t size, int n, FILE *f);
+char *__fgets_unlocked_chk(char *buf, size_t size, int n, FILE *f);
+
+/* Some of glibc's stdio names are also macros; we define the functions. */
+#undef fread_unlocked
+#undef fgets_unlocked
+#undef getc
+#undef getc_unlocked
+#undef getchar
+#undef getchar_unlocked
+#undef fgetc_unlocked
+
+/* ------------------------------------------------------------------------ */
+/* Guard, record, real calls                                                 */
+
+/* Should this call be observed? No for the shim's own calls (libunwind, our
+ * ftello, dlsym...), before the table is usable, and when the shim is off. */
+static inline int observe(void)
+{
+    if (__builtin_expect(ioh_tls.internal != 0, 0))
+        return 0;
+    return ioh_ensure_init() == IOH_MODE_ACTIVE;
+}
+
+/* One observed call in flight on this thread. */
+struct call {
+    uint64_t t0;
+    uint16_t flags;
+};
+
+static inline void enter(struct call *c)
+{
+    c->flags = ++ioh_tls.depth > 1 ? IOH_EV_SIGNAL : 0;
+    c->t0 = ioh_ticks();
+}
+
+static inline void leave(void)
+{
+    ioh_tls.depth--;
+}
+
+static inline long raw_result(long r)
+{
+    if (r < 0 && r > -4096) {
+        errno = (int)-r;
+        return -1;
+    }
+    return r;
+}
+
+static void record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t len,
+                   int64_t ret, uint32_t aux, const struct call *c, void *caller)
+{
+    uint64_t t1 = ioh_ticks();
+    if (!ioh_trace_enabled())
+        return;
+    uint64_t t = ioh_trace_ns(c->t0);
+    if (o)
+        ioh_trace_announce(o, t);
+    uint32_t site = ioh_callsite_id(caller, t);
+    struct ioh_event *ev = ioh_trace_reserve(sizeof *ev);
+    if (!ev)
+        return;
+    ev->type = IOH_REC_EVENT;
+    ev->size8 = sizeof *ev / 8;
+    ev->op = op;
+    ev->flags = c->flags;
+    ev->tid = ioh_tid();
+    ev->fd = fd;
+    ev->t = t;
+    ev->dur = ioh_clock_dur(c->t0, t1);
+    ev->off = off;
+    ev->len = len;
+    ev->ret = ret;
+    ev->file = o ? o->file_id : 0;
+    ev->site = site;
+    ev->aux = aux;
+    ev->reserved = 0;
+    ioh_trace_commit(ev, sizeof *ev);
+}
+
+static inline int64_t result(long r, int err)
+{
+    return r < 0 ? -(int64_t)err : (int64_t)r;
+}
+
+/* The file offset at which a read that used (and advanced) the description's
+ * offset started. Private descriptions: our own count. Shared ones: ask the
+ * kernel where the read ended (one lseek, raw, errno untouched). */
+static int64_t consume_offset(int fd, struct ioh_ofd *o, long got, struct call *c)
+{
+    if (!o || !(atomic_load_explicit(&o->flags, memory_order_relaxed) & IOH_OFD_SEEKABLE)) {
+        c->flags |= IOH_EV_NOOFF;
+        return -1;
+    }
+    int64_t n = got > 0 ? got : 0;
+    if (ioh_ofd_private(o))
+        return atomic_fetch_add_explicit(&o->offset, n, memory_order_relaxed);
+    c->flags |= IOH_EV_SHARED;
+    long cur = ioh_raw_lseek(fd, 0, SEEK_CUR);
+    return cur < 0 ? -1 : cur - n;
+}
+
+static uint64_t iov_total(const struct iovec *iov, int cnt)
+{
+    uint64_t n = 0;
+    for (int i = 0; iov && i < cnt && i < IOV_MAX; i++)
+        n += iov[i].iov_len;
+    return n;
+}
+
+/* Real calls with a raw fallback for when the table is not (yet) usable. */
+static ssize_t real_read(int fd, void *buf, size_t n)
+{
+    if (__builtin_expect(ioh_real.read != NULL, 1))
+        return ioh_real.read(fd, buf, n);
+    return raw_result(ioh_raw_read(fd, buf, n));
+}
+
+static ssize_t real_pread(int fd, void *buf, size_t n, off64_t off)
+{
+    if (__builtin_expect(ioh_real.pread64 != NULL, 1))
+        return ioh_real.pread64(fd, buf, n, off);
+    return raw_result(ioh_raw_pread(fd, buf, n, off));
+}
+
+static ssize_t real_readv(int fd, const struct iovec *iov, int cnt)
+{
+    if (ioh_real.readv)
+        return ioh_real.readv(fd, iov, cnt);
+    return raw_result(ioh_raw3(SYS_readv, fd, iov, cnt));
+}
+
+static ssize_t real_preadv2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
+{
+    if (ioh_real.preadv64v2)
+        return ioh_real.preadv64v2(fd, iov, cnt, off, flags);
+    if (flags == 0 && off != -1 && ioh_real.preadv64)
+        return ioh_real.preadv64(fd, iov, cnt, off);
+    return raw_result(ioh_raw6(SYS_preadv2, fd, (long)iov, cnt, (long)off, 0, flags));
+}
+
+static off64_t real_lseek(int fd, off64_t off, int whence)
+{
+    if (ioh_real.lseek64)
+        return ioh_real.lseek64(fd, off, whence);
+    return raw_result(ioh_raw_lseek(fd, off, whence));
+}
+
+static int real_close(int fd)
+{
+    if (ioh_real.close)
+        return ioh_real.close(fd);
+    return (int)raw_result(ioh_raw_close(fd));
+}
+
+static int64_t stdio_unavailable(void)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* read, pread, readv, preadv                                                */
+
+static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller)
+{
+    if (!observe())
+        return real_read(fd, buf, n);
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_get(fd);
+    enter(&c);
+    c.flags |= flags;
+    ssize_t r = real_read(fd, buf, n);
+    int err = errno;
+    int64_t off = consume_offset(fd, o, r, &c);
+    record(IOH_OP_READ, fd, o, off, n, result(r, err), 0, &c, caller);
+    leave();
+    errno = err;
+    return r;
+}
+
+static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags, void *caller)
+{
+    if (!observe())
+        return real_pread(fd, buf, n, off);
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_get(fd);
+    enter(&c);
+    c.flags |= flags;
+    ssize_t r = real_pread(fd, buf, n, off);
+    int err = errno;
+    record(IOH_OP_PREAD, fd, o, off, n, result(r, err), 0, &c, caller);
+    leave();
+    errno = err;
+    return r;
+}
+
+static ssize_t do_readv(int fd, const struct iovec *iov, int cnt, void *caller)
+{
+    if (!observe())
+        return real_readv(fd, iov, cnt);
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_get(fd);
+    enter(&c);
+    ssize_t r = real_readv(fd, iov, cnt);
+    int err = errno;
+    int64_t off = consume_offset(fd, o, r, &c);
+    record(IOH_OP_READV, fd, o, off, iov_total(iov, cnt), result(r, err), (uint32_t)cnt, &c,
+           caller);
+    leave();
+    errno = err;
+    return r;
+}
+
+/* preadv, preadv2 and their 64 variants; offset -1 means "the current offset,
+ * and advance it", like readv. */
+static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, int flags,
+                         void *caller)
+{
+    if (!observe())
+        return real_preadv2(fd, iov, cnt, off, flags);
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_get(fd);
+    enter(&c);
+    ssize_t r = real_preadv2(fd, iov, cnt, off, flags);
+    int err = errno;
+    int64_t at = off == -1 ? consume_offset(fd, o, r, &c) : off;
+    record(off == -1 ? IOH_OP_READV : IOH_OP_PREADV, fd, o, at, iov_total(iov, cnt),
+           result(r, err), (uint32_t)cnt, &c, caller);
+    leave();
+    errno = err;
+    return r;
+}
+
+IOH_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+    return do_read(fd, buf, n, 0, CALLER());
+}
+
+IOH_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+    if (n > buflen)
+        __chk_fail();
+    return do_read(fd, buf, n, IOH_EV_FORTIFY, CALLER());
+}
+
+IOH_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+    return do_pread(fd, buf, n, off, 0, CALLER());
+}
+
+IOH_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+    return do_pread(fd, buf, n, off, 0, CALLER());
+}
+
+IOH_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+    if (n > buflen)
+        __chk_fail();
+    return do_pread(fd, buf, n, off, IOH_EV_FORTIFY, CALLER());
+}
+
+IOH_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
+{
+    if (n > buflen)
+        __chk_fail();
+    return do_pread(fd, buf, n, off, IOH_EV_FORTIFY, CALLER());
+}
+
+IOH_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+    return do_readv(fd, iov, cnt, CALLER());
+}
+
+IOH_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+    return do_preadv(fd, iov, cnt, off, 0, CALLER());
+}
+
+IOH_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+    return do_preadv(fd, iov, cnt, off, 0, CALLER());
+}
+
+IOH_EXPORT ssize_t preadv2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+    return do_preadv(fd, iov, cnt, off, flags, CALLER());
+}
+
+IOH_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
+{
+    return do_preadv(fd, iov, cnt, off, flags, CALLER());
+}
+
+/* ------------------------------------------------------------------------ */
+/* lseek                                                                     */
+
+static off64_t do_lseek(int fd, off64_t off, int whence, void *caller)
+{
+    if (!observe())
+        return real_lseek(fd, off, whence);
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_get(fd);
+    enter(&c);
+    off64_t r = real_lseek(fd, off, whence);
+    int err = errno;
+    if (r >= 0 && o && ioh_ofd_private(o))
+        atomic_store_explicit(&o->offset, r, memory_order_relaxed);
+    record(IOH_OP_LSEEK, fd, o, r >= 0 ? r : -1, (uint64_t)off, result(r, err),
+           (uint32_t)whence, &c, caller);
+    leave();
+    errno = err;
+    return r;
+}
+
+IOH_EXPORT off_t lseek(int fd, off_t off, int whence)
+{
+    return do_lseek(fd, off, whence, CALLER());
+}
+
+IOH_EXPORT off64_t lseek64(int fd, off64_t off, int whence)
+{
+    return do_lseek(fd, off, whence, CALLER());
+}
+
+/* ------------------------------------------------------------------------ */
+/* opens                                                                     */
+
+/* The mode argument exists only with O_CREAT or O_TMPFILE. */
+#define OPEN_MODE(flags, last)                                                   \
+    mode_t mode = 0;                                                             \
+    if (((flags) & O_CREAT) || ((flags) & O_TMPFILE) == O_TMPFILE) {             \
+        va_list ap;                                                              \
+        va_start(ap, last);                                                      \
+        mode = (mode_t)va_arg(ap, int);                                          \
+        va_end(ap);                                                              \
+    }
+
+/* After an open: remember the new description and record it. */
+static int opened(int fd, int flags, int err, struct call *c, uint16_t op, uint32_t extra,
+                  void *caller)
+{
+    struct ioh_ofd *o = fd >= 0 ? ioh_fd_opened(fd, flags, extra) : NULL;
+    record(op, fd, o, -1, 0, result(fd, err), (uint32_t)flags, c, caller);
+    leave();
+    errno = err;
+    return fd;
+}
+
+static int do_openat(int dirfd, const char *path, int flags, mode_t mode,
+                     int (*fn2)(int, const char *, int), void *caller)
+{
+    int fd;
+    int watch = observe();
+    struct call c;
+    if (watch)
+        enter(&c);
+    if (fn2)
+        fd = fn2(dirfd, path, flags);
+    else if (ioh_real.openat)
+        fd = ioh_real.openat(dirfd, path, flags, mode);
+    else
+        fd = (int)raw_result(ioh_raw_openat(dirfd, path, flags, (int)mode));
+    if (!watch)
+        return fd;
+    return opened(fd, flags, errno, &c, IOH_OP_OPEN, 0, caller);
+}
+
+static int do_open(const char *path, int flags, mode_t mode,
+                   int (*fn2)(const char *, int), void *caller)
+{
+    int fd;
+    int watch = observe();
+    struct call c;
+    if (watch)
+        enter(&c);
+    if (fn2)
+        fd = fn2(path, flags);
+    else if (ioh_real.open)
+        fd = ioh_real.open(path, flags, mode);
+    else
+        fd = (int)raw_result(ioh_raw_openat(AT_FDCWD, path, flags, (int)mode));
+    if (!watch)
+        return fd;
+    return opened(fd, flags, errno, &c, IOH_OP_OPEN, 0, caller);
+}
+
+IOH_EXPORT int open(const char *path, int flags, ...)
+{
+    OPEN_MODE(flags, flags);
+    return do_open(path, flags, mode, NULL, CALLER());
+}
+
+IOH_EXPORT int open64(const char *path, int flags, ...)
+{
+    OPEN_MODE(flags, flags);
+    return do_open(path, flags | O_LARGEFILE, mode, NULL, CALLER());
+}
+
+IOH_EXPORT int __open_2(const char *path, int flags)
+{
+    return do_open(path, flags, 0, ioh_real.__open_2, CALLER());
+}
+
+IOH_EXPORT int __open64_2(const char *path, int flags)
+{
+    return do_open(path, flags, 0, ioh_real.__open64_2, CALLER());
+}
+
+IOH_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+    OPEN_MODE(flags, flags);
+    return do_openat(dirfd, path, flags, mode, NULL, CALLER());
+}
+
+IOH_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+    OPEN_MODE(flags, flags);
+    return do_openat(dirfd, path, flags | O_LARGEFILE, mode, NULL, CALLER());
+}
+
+IOH_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+    return do_openat(dirfd, path, flags, 0, ioh_real.__openat_2, CALLER());
+}
+
+IOH_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+    return do_openat(dirfd, path, flags, 0, ioh_real.__openat64_2, CALLER());
+}
+
+IOH_EXPORT int creat(const char *path, mode_t mode)
+{
+    return do_open(path, O_CREAT | O_WRONLY | O_TRUNC, mode, NULL, CALLER());
+}
+
+IOH_EXPORT int creat64(const char *path, mode_t mode)
+{
+    return do_open(path, O_CREAT | O_WRONLY | O_TRUNC | O_LARGEFILE, mode, NULL, CALLER());
+}
+
+/* ------------------------------------------------------------------------ */
+/* close, dup, fcntl                                                         */
+
+/* The state goes before the descriptor does: once the kernel frees the number,
+ * another thread's open may reuse it, and we must not erase that one. */
+static int do_close(int fd, void *caller)
+{
+    if (__builtin_expect(ioh_fd_hidden(fd), 0) && !ioh_tls.internal) {
+        errno = EBADF;            /* not the program's: it does not exist for it */
+        return -1;
+    }
+    if (!observe())
+        return real_close(fd);
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_lookup(fd);
+    enter(&c);
+    if (o)
+        ioh_trace_announce(o, ioh_trace_ns(c.t0));
+    uint32_t file = o ? o->file_id : 0;
+    ioh_fd_closed(fd);
+    int r = real_close(fd);
+    int err = errno;
+    struct ioh_ofd *none = NULL;
+    record(IOH_OP_CLOSE, fd, none, -1, 0, result(r, err), file, &c, caller);
+    leave();
+    errno = err;
+    return r;
+}
+
+IOH_EXPORT int close(int fd)
+{
+    return do_close(fd, CALLER());
+}
+
+static int do_close_range(unsigned lo, unsigned hi, int flags)
+{
+    /* CLOSE_RANGE_CLOEXEC closes nothing now. */
+    if (observe() && !(flags & CLOSE_RANGE_CLOEXEC))
+        ioh_fd_closed_range(lo, hi);
+    return ioh_fd_close_range_visible(lo, hi, flags, ioh_real.close_range);
+}
+
+IOH_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+{
+    return do_close_range(lo, hi, flags);
+}
+
+/* glibc's closefrom uses the close_range system call, not our wrapper; ours
+ * does the same, around the shim's hidden descriptors. */
+IOH_EXPORT void closefrom(int lo)
+{
+    if (lo < 0)
+        return;
+    int err = errno;
+    do_close_range((unsigned)lo, ~0u, 0);
+    errno = err;
+}
+
+static int dup_done(int oldfd, int newfd, int err, struct call *c, void *caller)
+{
+    if (newfd >= 0)
+        ioh_fd_duped(oldfd, newfd);
+    record(IOH_OP_DUP, newfd, newfd >= 0 ? ioh_fd_lookup(newfd) : NULL, -1, 0,
+           result(newfd, err), (uint32_t)oldfd, c, caller);
+    leave();
+    errno = err;
+    return newfd;
+}
+
+static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
+{
+    int watch = observe();
+    struct call c;
+    if (watch)
+        enter(&c);
+    int r;
+    if (which == 1)
+        r = ioh_real.dup ? ioh_real.dup(oldfd) : (int)raw_result(ioh_raw1(SYS_dup, oldfd));
+    else if (which == 2)
+        r = ioh_real.dup2 ? ioh_real.dup2(oldfd, newfd)
+                          : (int)raw_result(ioh_raw2(SYS_dup2, oldfd, newfd));
+    else
+        r = ioh_real.dup3 ? ioh_real.dup3(oldfd, newfd, flags)
+                          : (int)raw_result(ioh_raw3(SYS_dup3, oldfd, newfd, flags));
+    if (!watch)
+        return r;
+    return dup_done(oldfd, r, errno, &c, caller);
+}
+
+IOH_EXPORT int dup(int oldfd) { return do_dup3(oldfd, -1, 0, 1, CALLER()); }
+IOH_EXPORT int dup2(int oldfd, int newfd) { return do_dup3(oldfd, newfd, 0, 2, CALLER()); }
+IOH_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+    return do_dup3(oldfd, newfd, flags, 3, CALLER());
+}
+
+static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg, void *caller)
+{
+    int watch = observe() && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC || cmd == F_SETFL);
+    struct call c;
+    if (watch)
+        enter(&c);
+    int r = fn ? fn(fd, cmd, arg) : (int)raw_result(ioh_raw3(SYS_fcntl, fd, cmd, arg));
+    if (!watch)
+        return r;
+    int err = errno;
+    if (cmd == F_SETFL) {
+        if (r == 0)
+            ioh_fd_setfl(fd, (int)arg);
+        record(IOH_OP_SETFL, fd, ioh_fd_lookup(fd), -1, 0, result(r, err), (uint32_t)arg, &c,
+               caller);
+        leave();
+        errno = err;
+        return r;
+    }
+    return dup_done(fd, r, err, &c, caller);
+}
+
+/* The third argument is an int, a long or a pointer depending on cmd; all of
+ * them travel in the same register, so one unsigned long carries any. */
+IOH_EXPORT int fcntl(int fd, int cmd, ...)
+{
+    va_list ap;
+    va_start(ap, cmd);
+    unsigned long arg = va_arg(ap, unsigned long);
+    va_end(ap);
+    return do_fcntl(ioh_real.fcntl, fd, cmd, arg, CALLER());
+}
+
+IOH_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+    va_list ap;
+    va_start(ap, cmd);
+    unsigned long arg = va_arg(ap, unsigned long);
+    va_end(ap);
+    return do_fcntl(ioh_real.fcntl64 ? ioh_real.fcntl64 : ioh_real.fcntl, fd, cmd, arg,
+                    CALLER());
+}
+
+/* ------------------------------------------------------------------------ */
+/* processes                                                                 */
+
+void ioh__fork_prepare(void);
+void ioh__fork_parent(void);
+void ioh__fork_child(void);
+
+static void record_proc(uint16_t op, int64_t ret, const struct call *c, void *caller)
+{
+    record(op, -1, NULL, -1, 0, ret, 0, c, caller);
+}
+
+/* fork runs our atfork handlers (init.c), which keep the state right. */
+static pid_t do_fork(void *caller)
+{
+    if (!ioh_real.fork) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (!observe())
+        return ioh_real.fork();
+    struct call c;
+    enter(&c);
+    pid_t p = ioh_real.fork();
+    int err = errno;
+    if (p != 0)
+        record_proc(IOH_OP_FORK, result(p, err), &c, caller);
+    leave();
+    errno = err;
+    return p;
+}
+
+IOH_EXPORT pid_t fork(void)
+{
+    return do_fork(CALLER());
+}
+
+/* vfork's child borrows the parent's memory: anything it does to our tables
+ * (python's child calls close_range before exec) would be done to the
+ * parent's. fork is a POSIX-legal vfork. */
+IOH_EXPORT pid_t vfork(void)
+{
+    return do_fork(CALLER());
+}
+
+/* _Fork runs no atfork handlers: do their work here. */
+IOH_EXPORT pid_t _Fork(void)
+{
+    if (!ioh_real._Fork) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (!observe())
+        return ioh_real._Fork();
+    struct call c;
+    enter(&c);
+    ioh__fork_prepare();
+    pid_t p = ioh_real._Fork();
+    int err = errno;
+    if (p == 0) {
+        ioh__fork_child();
+    } else {
+        ioh__fork_parent();
+        record_proc(IOH_OP_FORK, result(p, err), &c, CALLER());
+    }
+    leave();
+    errno = err;
+    return p;
+}
+
+/* Children made without atfork handlers inherit our descriptions: from now on
+ * their offsets can move behind our back. */
+static void before_child(void)
+{
+    if (observe())
+        ioh_fdtab_share_all();
+}
+
+IOH_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                           const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+    if (!ioh_real.posix_spawn)
+        return ENOSYS;
+    before_child();
+    int watch = observe();
+    struct call c;
+    if (watch)
+        enter(&c);
+    int rc = ioh_real.posix_spawn(pid, path, fa, attr, argv, envp);
+    int err = errno;
+    if (watch) {
+        record_proc(IOH_OP_SPAWN, rc ? -(int64_t)rc : (pid ? *pid : 0), &c, CALLER());
+        leave();
+    }
+    errno = err;
+    return rc;
+}
+
+IOH_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                            const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+    if (!ioh_real.posix_spawnp)
+        return ENOSYS;
+    before_child();
+    int watch = observe();
+    struct call c;
+    if (watch)
+        enter(&c);
+    int rc = ioh_real.posix_spawnp(pid, file, fa, attr, argv, envp);
+    int err = errno;
+    if (watch) {
+        record_proc(IOH_OP_SPAWN, rc ? -(int64_t)rc : (pid ? *pid : 0), &c, CALLER());
+        leave();
+    }
+    errno = err;
+    return rc;
+}
+
+IOH_EXPORT int system(const char *cmd)
+{
+    if (!ioh_real.system) {
+        errno = ENOSYS;
+        return -1;
+    }
+    before_child();
+    int watch = observe() && cmd;
+    struct call c;
+    if (watch)
+        enter(&c);
+    int r = ioh_real.system(cmd);
+    int err = errno;
+    if (watch) {
+        record_proc(IOH_OP_SPAWN, result(r, err), &c, CALLER());
+        leave();
+    }
+    errno = err;
+    return r;
+}
+
+/* Register a stream's descriptor after fopen/fdopen/popen. */
+static FILE *stream_opened(FILE *f, int err, struct call *c, int fresh, void *caller)
+{
+    int fd = f ? f->_fileno : -1;
+    struct ioh_ofd *o = NULL;
+    if (fd >= 0) {
+        if (fresh) {
+            o = ioh_fd_opened(fd, 0, IOH_OFD_STDIO);
+        } else {
+            o = ioh_fd_get(fd);
+            if (o) {
+                atomic_fetch_or(&o->flags, IOH_OFD_STDIO);
+                ioh_ofd_share(o);
+            }
+        }
+    }
+    record(IOH_OP_FOPEN, fd, o, -1, 0, f ? fd : -(int64_t)err, fresh, c, caller);
+    leave();
+    errno = err;
+    return f;
+}
+
+IOH_EXPORT FILE *popen(const char *cmd, const char *type)
+{
+    if (!ioh_real.popen) {
+        errno = ENOSYS;
+        return NULL;
+    }
+    before_child();
+    int watch = observe();
+    struct call c;
+    if (watch)
+        enter(&c);
+    FILE *f = ioh_real.popen(cmd, type);
+    if (!watch)
+        return f;
+    return stream_opened(f, errno, &c, 1, CALLER());
+}
+
+static void stream_closing(FILE *f, uint16_t op, void *caller);
+
+IOH_EXPORT int pclose(FILE *f)
+{
+    if (!ioh_real.pclose) {
+        errno = ENOSYS;
+        return -1;
+    }
+    if (observe())
+        stream_closing(f, IOH_OP_FCLOSE, CALLER());
+    return ioh_real.pclose(f);
+}
+
+/* exec: the new image starts a new trace; this one is already on disk (the
+ * mapping is shared with the page cache), so there is nothing to flush. The
+ * event says where this image ended. */
+static void exec_event(int64_t ret, void *caller)
+{
+    if (!observe())
+        return;
+    struct call c;
+    enter(&c);
+    ioh_fdtab_share_all();
+    record_proc(IOH_OP_EXEC, ret, &c, caller);
+    leave();
+}
+
+static int exec_failed(int r, void *caller)
+{
+    int err = errno;
+    exec_event(-(int64_t)err, caller);
+    errno = err;
+    return r;
+}
+
+IOH_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    exec_event(0, CALLER());
+    if (!ioh_real.execve)
+        return (int)raw_result(ioh_raw3(SYS_execve, path, argv, envp));
+    return exec_failed(ioh_real.execve(path, argv, envp), CALLER());
+}
+
+IOH_EXPORT int execv(const char *path, char *const argv[])
+{
+    exec_event(0, CALLER());
+    if (!ioh_real.execv)
+        return (int)raw_result(ioh_raw3(SYS_execve, path, argv, environ));
+    return exec_failed(ioh_real.execv(path, argv), CALLER());
+}
+
+IOH_EXPORT int execvp(const char *file, char *const argv[])
+{
+    exec_event(0, CALLER());
+    if (!ioh_real.execvp) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return exec_failed(ioh_real.execvp(file, argv), CALLER());
+}
+
+IOH_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    exec_event(0, CALLER());
+    if (!ioh_real.execvpe) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return exec_failed(ioh_real.execvpe(file, argv, envp), CALLER());
+}
+
+IOH_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    exec_event(0, CALLER());
+    if (!ioh_real.fexecve) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return exec_failed(ioh_real.fexecve(fd, argv, envp), CALLER());
+}
+
+/* execl, execlp, execle: gather the variadic list and go through execv*. */
+#define EXEC_MAX_ARGS 4096
+#define GATHER_ARGS(first, last_named, argv, envp_out)                           \
+    va_list ap;                                                                  \
+    size_t argc = 1;                                                             \
+    va_start(ap, last_named);                                                    \
+    while (va_arg(ap, char *) && argc < EXEC_MAX_ARGS)                           \
+        argc++;                                                                  \
+    va_end(ap);                                                                  \
+    if (argc >= EXEC_MAX_ARGS) {                                                 \
+        errno = E2BIG;                                                           \
+        return -1;                                                               \
+    }                                                                            \
+    char *argv[argc + 1];                                                        \
+    argv[0] = (char *)(first);                                                   \
+    va_start(ap, last_named);                                                    \
+    for (size_t i = 1; i <= argc; i++)                                           \
+        argv[i] = va_arg(ap, char *);                                            \
+    envp_out = va_arg(ap, char **);                                              \
+    va_end(ap);
+
+IOH_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    char **envp;
+    GATHER_ARGS(arg, arg, argv, envp);
+    (void)envp;
+    return execv(path, argv);
+}
+
+IOH_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    char **envp;
+    GATHER_ARGS(arg, arg, argv, envp);
+    (void)envp;
+    return execvp(file, argv);
+}
+
+IOH_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    char **envp;
+    GATHER_ARGS(arg, arg, argv, envp);
+    return execve(path, argv, envp);
+}
+
+/* ------------------------------------------------------------------------ */
+/* kernel copies: reads of their source                                      */
+
+/* The source side of sendfile/copy_file_range/splice: an explicit offset
+ * pointer leaves the descriptor's offset alone; NULL consumes it. */
+static int64_t copy_source_offset(int fd, struct ioh_ofd *o, const int64_t *before, long got,
+                                  struct call *c)
+{
+    if (before)
+        return *before;
+    return consume_offset(fd, o, got, c);
+}
+
+IOH_EXPORT ssize_t sendfile(int out, int in, off_t *offp, size_t count)
+{
+    if (!ioh_real.sendfile)
+        return raw_result(ioh_raw4(SYS_sendfile, out, in, offp, count));
+    if (!observe())
+        return ioh_real.sendfile(out, in, offp, count);
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_get(in);
+    int64_t before = offp ? *offp : 0;
+    enter(&c);
+    ssize_t r = ioh_real.sendfile(out, in, offp, count);
+    int err = errno;
+    int64_t off = copy_source_offset(in, o, offp ? &before : NULL, r, &c);
+    record(IOH_OP_SENDFILE, in, o, off, count, result(r, err), (uint32_t)out, &c, CALLER());
+    leave();
+    errno = err;
+    return r;
+}
+
+IOH_EXPORT ssize_t sendfile64(int out, int in, off64_t *offp, size_t count)
+{
+    if (!ioh_real.sendfile64)
+        return raw_result(ioh_raw4(SYS_sendfile, out, in, offp, count));
+    if (!observe())
+        return ioh_real.sendfile64(out, in, offp, count);
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_get(in);
+    int64_t before = offp ? *offp : 0;
+    enter(&c);
+    ssize_t r = ioh_real.sendfile64(out, in, offp, count);
+    int err = errno;
+    int64_t off = copy_source_offset(in, o, offp ? &before : NULL, r, &c);
+    record(IOH_OP_SENDFILE, in, o, off, count, result(r, err), (uint32_t)out, &c, CALLER());
+    leave();
+    errno = err;
+    return r;
+}
+
+IOH_EXPORT ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off,
+                                   size_t len, unsigned flags)
+{
+    if (!ioh_real.copy_file_range)
+        return raw_result(ioh_raw6(SYS_copy_file_range, in, (long)in_off, out, (long)out_off,
+                                   (long)len, flags));
+    if (!observe())
+        return ioh_real.copy_file_range(in, in_off, out, out_off, len, flags);
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_get(in);
+    int64_t before = in_off ? *in_off : 0;
+    enter(&c);
+    ssize_t r = ioh_real.copy_file_range(in, in_off, out, out_off, len, flags);
+    int err = errno;
+    int64_t off = copy_source_offset(in, o, in_off ? &before : NULL, r, &c);
+    record(IOH_OP_COPY_FILE_RANGE, in, o, off, len, result(r, err), (uint32_t)out, &c,
+           CALLER());
+    leave();
+    errno = err;
+    return r;
+}
+
+IOH_EXPORT ssize_t splice(int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
+                          unsigned flags)
+{
+    if (!ioh_real.splice)
+        return raw_result(ioh_raw6(SYS_splice, in, (long)in_off, out, (long)out_off,
+                                   (long)len, flags));
+    if (!observe())
+        return ioh_real.splice(in, in_off, out, out_off, len, flags);
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_get(in);
+    int64_t before = in_off ? *in_off : 0;
+    enter(&c);
+    ssize_t r = ioh_real.splice(in, in_off, out, out_off, len, flags);
+    int err = errno;
+    int64_t off = copy_source_offset(in, o, in_off ? &before : NULL, r, &c);
+    record(IOH_OP_SPLICE, in, o, off, len, result(r, err), (uint32_t)out, &c, CALLER());
+    leave();
+    errno = err;
+    return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* mmap and the program's own hints                                          */
+
+static void *do_mmap(void *addr, size_t len, int prot, int flags, int fd, off64_t off,
+                     void *caller)
+{
+    void *(*fn)(void *, size_t, int, int, int, off64_t) = ioh_real.mmap64;
+    void *p = fn ? fn(addr, len, prot, flags, fd, off)
+                 : (void *)raw_result(ioh_raw6(SYS_mmap, (long)addr, (long)len, prot, flags,
+                                               fd, (long)off));
+    if ((flags & MAP_ANONYMOUS) || fd < 0 || !observe())
+        return p;
+    int err = errno;
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_get(fd);
+    enter(&c);
+    record(IOH_OP_MMAP, fd, o, off, len, p == MAP_FAILED ? -(int64_t)err : 0,
+           (uint32_t)(prot & 0xff) | ((uint32_t)flags << 8), &c, caller);
+    leave();
+    errno = err;
+    return p;
+}
+
+IOH_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    return do_mmap(addr, len, prot, flags, fd, off, CALLER());
+}
+
+IOH_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+    return do_mmap(addr, len, prot, flags, fd, off, CALLER());
+}
+
+static int do_fadvise(int fd, off64_t off, off64_t len, int advice, void *caller)
+{
+    int (*fn)(int, off64_t, off64_t, int) = ioh_real.posix_fadvise64;
+    if (!observe())
+        return fn ? fn(fd, off, len, advice)
+                  : (int)-ioh_raw4(SYS_fadvise64, fd, (long)off, (long)len, advice);
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_get(fd);
+    enter(&c);
+    int rc = fn ? fn(fd, off, len, advice)
+                : (int)-ioh_raw4(SYS_fadvise64, fd, (long)off, (long)len, advice);
+    int err = errno;
+    record(IOH_OP_FADVISE, fd, o, off, (uint64_t)len, -(int64_t)rc, (uint32_t)advice, &c,
+           caller);
+    leave();
+    errno = err;
+    return rc;
+}
+
+IOH_EXPORT int posix_fadvise(int fd, off_t off, off_t len, int advice)
+{
+    return do_fadvise(fd, off, len, advice, CALLER());
+}
+
+IOH_EXPORT int posix_fadvise64(int fd, off64_t off, off64_t len, int advice)
+{
+    return do_fadvise(fd, off, len, advice, CALLER());
+}
+
+IOH_EXPORT ssize_t readahead(int fd, off64_t off, size_t count)
+{
+    ssize_t (*fn)(int, off64_t, size_t) = ioh_real.readahead;
+    if (!observe())
+        return fn ? fn(fd, off, count) : raw_result(ioh_raw3(SYS_readahead, fd, off, count));
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_get(fd);
+    enter(&c);
+    ssize_t r = fn ? fn(fd, off, count) : raw_result(ioh_raw3(SYS_readahead, fd, off, count));
+    int err = errno;
+    record(IOH_OP_READAHEAD, fd, o, off, count, result(r, err), 0, &c, CALLER());
+    leave();
+    errno = err;
+    return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* stdio                                                                     */
+/*
+ * A stream's reads happen inside libc, out of our sight; we trace each stdio
+ * call as a read of the bytes it handed the program. The position costs no
+ * system call: the fd entry keeps `stream_end`, the file offset of the end of
+ * the stream's buffer, and the program is at stream_end minus the bytes left
+ * in the buffer (_IO_read_end - _IO_read_ptr, public glibc FILE fields). That
+ * also holds when the program consumes bytes through getc_unlocked macros we
+ * never see. When we first meet a stream, or it is in ungetc's backup area or
+ * writing, ftello tells us (internal call, not traced).
+ */
+
+#define IO_IN_BACKUP         0x100  /* glibc libio.h */
+#define IO_CURRENTLY_PUTTING 0x800
+#define NOPOS                INT64_MIN
+
+struct stream {
+    int fd;
+    struct ioh_ofd *o;
+    struct ioh_fdent *e;
+    int64_t pos;                   /* the program's position before the call */
+};
+
+static int64_t buffered(FILE *f)
+{
+    if (!f->_IO_read_ptr || f->_IO_read_end < f->_IO_read_ptr)
+        return 0;
+    return f->_IO_read_end - f->_IO_read_ptr;
+}
+
+static int64_t internal_ftello(FILE *f)
+{
+    if (!ioh_real.ftello64)
+        return -1;
+    int saved = errno;
+    ioh_tls.internal++;
+    int64_t p = ioh_real.ftello64(f);
+    ioh_tls.internal--;
+    errno = saved;
+    return p;
+}
+
+static void stream_begin(struct stream *s, FILE *f)
+{
+    s->fd = f ? f->_fileno : -1;
+    s->o = s->fd >= 0 ? ioh_fd_get(s->fd) : NULL;
+    s->e = s->o ? ioh_fd_entry(s->fd, 0) : NULL;
+    s->pos = NOPOS;
+    if (!s->e)
+        return;
+    int seekable = atomic_load(&s->o->flags) & IOH_OFD_SEEKABLE;
+    if (atomic_load_explicit(&s->e->stream, memory_order_relaxed) != f ||
+        (f->_flags & (IO_IN_BACKUP | IO_CURRENTLY_PUTTING))) {
+        int64_t p = seekable ? internal_ftello(f) : -1;
+        atomic_store(&s->e->stream_end, p >= 0 ? p + buffered(f) : NOPOS);
+        atomic_store(&s->e->stream, f);
+        if (!(atomic_load(&s->o->flags) & IOH_OFD_STDIO)) {
+            atomic_fetch_or(&s->o->flags, IOH_OFD_STDIO);
+            ioh_ofd_share(s->o);      /* stdio moves the kernel offset unseen */
+        }
+    }
+    int64_t end = atomic_load_explicit(&s->e->stream_end, memory_order_relaxed);
+    s->pos = end == NOPOS ? NOPOS : end - buffered(f);
+}
+
+/* The call consumed `used` bytes: the buffer's end is now pos + used + left. */
+static void stream_done(struct stream *s, FILE *f, int64_t used)
+{
+    if (s->e && s->pos != NOPOS)
+        atomic_store_explicit(&s->e->stream_end, s->pos + used + buffered(f),
+                              memory_order_relaxed);
+}
+
+static void stream_record(struct stream *s, uint16_t op, uint64_t len, int64_t got,
+                          struct call *c, void *caller)
+{
+    if (s->pos == NOPOS)
+        c->flags |= IOH_EV_NOOFF;
+    record(op, s->fd, s->o, s->pos == NOPOS ? -1 : s->pos, len, got, 0, c, caller);
+}
+
+static size_t do_fread(void *ptr, size_t size, size_t n, FILE *f, int unlocked, void *caller)
+{
+    size_t (*fn)(void *, size_t, size_t, FILE *) = unlocked ? ioh_real.fread_unlocked
+                                                            : ioh_real.fread;
+    if (!fn) {
+        stdio_unavailable();
+        return 0;
+    }
+    if (!observe())
+        return fn(ptr, size, n, f);
+    struct stream s;
+    struct call c;
+    int e0 = errno;
+    stream_begin(&s, f);
+    enter(&c);
+    errno = e0;
+    size_t r = fn(ptr, size, n, f);
+    int err = errno;
+    stream_done(&s, f, (int64_t)(r * size));
+    stream_record(&s, IOH_OP_FREAD, size * n, (int64_t)(r * size), &c, caller);
+    leave();
+    errno = err;
+    return r;
+}
+
+IOH_EXPORT size_t fread(void *ptr, size_t size, size_t n, FILE *f)
+{
+    return do_fread(ptr, size, n, f, 0, CALLER());
+}
+
+IOH_EXPORT size_t fread_unlocked(void *ptr, size_t size, size_t n, FILE *f)
+{
+    return do_fread(ptr, size, n, f, 1, CALLER());
+}
+
+IOH_EXPORT size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f)
+{
+    if (n > 0 && (size * n / n != size || size * n > ptrlen))
+        __chk_fail();
+    return do_fread(ptr, size, n, f, 0, CALLER());
+}
+
+IOH_EXPORT size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f)
+{
+    if (n > 0 && (size * n / n != size || size * n > ptrlen))
+        __chk_fail();
+    return do_fread(ptr, size, n, f, 1, CALLER());
+}
+
+static char *do_fgets(char *buf, int n, FILE *f, int unlocked, void *caller)
+{
+    char *(*fn)(char *, int, FILE *) = unlocked ? ioh_real.fgets_unlocked : ioh_real.fgets;
+    if (!fn) {
+        stdio_unavailable();
+        return NULL;
+    }
+    if (!observe())
+        return fn(buf, n, f);
+    struct stream s;
+    struct call c;
+    int e0 = errno;
+    stream_begin(&s, f);
+    enter(&c);
+    errno = e0;
+    char *r = fn(buf, n, f);
+    int err = errno;
+    int64_t got = r ? (int64_t)strlen(r) : 0;
+    stream_done(&s, f, got);
+    stream_record(&s, IOH_OP_FGETS, n > 0 ? (uint64_t)n - 1 : 0, got, &c, caller);
+    leave();
+    errno = err;
+    return r;
+}
+
+IOH_EXPORT char *fgets(char *buf, int n, FILE *f)
+{
+    return do_fgets(buf, n, f, 0, CALLER());
+}
+
+IOH_EXPORT char *fgets_unlocked(char *buf, int n, FILE *f)
+{
+    return do_fgets(buf, n, f, 1, CALLER());
+}
+
+IOH_EXPORT char *__fgets_chk(char *buf, size_t size, int n, FILE *f)
+{
+    if (n < 0 || (size_t)n > size)
+        __chk_fail();
+    return do_fgets(buf, n, f, 0, CALLER());
+}
+
+IOH_EXPORT char *__fgets_unlocked_chk(char *buf, size_t size, int n, FILE *f)
+{
+    if (n < 0 || (size_t)n > size)
+        __chk_fail();
+    return do_fgets(buf, n, f, 1, CALLER());
+}
+
+static ssize_t do_getdelim(char **line, size_t *cap, int delim, FILE *f,
+                           ssize_t (*fn)(char **, size_t *, int, FILE *), void *caller)
+{
+    if (!fn)
+        return stdio_unavailable();
+    if (!observe())
+        return fn(line, cap, delim, f);
+    struct stream s;
+    struct call c;
+    int e0 = errno;
+    stream_begin(&s, f);
+    enter(&c);
+    errno = e0;
+    ssize_t r = fn(line, cap, delim, f);
+    int err = errno;
+    stream_done(&s, f, r > 0 ? r : 0);
+    stream_record(&s, IOH_OP_GETDELIM, 0, r > 0 ? r : 0, &c, caller);
+    leave();
+    errno = err;
+    return r;
+}
+
+IOH_EXPORT ssize_t getline(char **line, size_t *cap, FILE *f)
+{
+    return do_getdelim(line, cap, '\n', f, ioh_real.getdelim, CALLER());
+}
+
+IOH_EXPORT ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
+{
+    return do_getdelim(line, cap, delim, f, ioh_real.getdelim, CALLER());
+}
+
+IOH_EXPORT ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f)
+{
+    return do_getdelim(line, cap, delim, f,
+                       ioh_real.__getdelim ? ioh_real.__getdelim : ioh_real.getdelim, CALLER());
+}
+
+/* fgetc and friends: one byte per call. */
+static int do_fgetc(FILE *f, int (*fn)(FILE *), void *caller)
+{
+    if (!fn)
+        return (int)stdio_unavailable();
+    if (!observe())
+        return fn(f);
+    struct stream s;
+    struct call c;
+    int e0 = errno;
+    stream_begin(&s, f);
+    enter(&c);
+    errno = e0;
+    int r = fn(f);
+    int err = errno;
+    stream_done(&s, f, r != EOF);
+    stream_record(&s, IOH_OP_FGETC, 1, r != EOF, &c, caller);
+    leave();
+    errno = err;
+    return r;
+}
+
+IOH_EXPORT int fgetc(FILE *f) { return do_fgetc(f, ioh_real.fgetc, CALLER()); }
+#undef getc
+IOH_EXPORT int getc(FILE *f) { return do_fgetc(f, ioh_real.getc, CALLER()); }
+IOH_EXPORT int _IO_getc(FILE *f) { return do_fgetc(f, ioh_real._IO_getc, CALLER()); }
+IOH_EXPORT int fgetc_unlocked(FILE *f) { return do_fgetc(f, ioh_real.fgetc_unlocked, CALLER()); }
+#undef getc_unlocked
+IOH_EXPORT int getc_unlocked(FILE *f) { return do_fgetc(f, ioh_real.getc_unlocked, CALLER()); }
+#undef getchar
+IOH_EXPORT int getchar(void) { return do_fgetc(stdin, ioh_real.getc, CALLER()); }
+#undef getchar_unlocked
+IOH_EXPORT int getchar_unlocked(void)
+{
+    return do_fgetc(stdin, ioh_real.getc_unlocked, CALLER());
+}
+
+/* __uflow refills an empty buffer and returns its first byte (the slow path of
+ * the getc_unlocked macro); __underflow refills without consuming. The event
+ * covers the whole refill: the program reads the rest through the macro. */
+static int do_refill(FILE *f, int consume, void *caller)
+{
+    int (*fn)(FILE *) = consume ? ioh_real.__uflow : ioh_real.__underflow;
+    if (!fn)
+        return (int)stdio_unavailable();
+    if (!observe())
+        return fn(f);
+    struct stream s;
+    struct call c;
+    int e0 = errno;
+    stream_begin(&s, f);
+    enter(&c);
+    errno = e0;
+    int r = fn(f);
+    int err = errno;
+    int64_t used = consume && r != EOF;
+    int64_t got = r == EOF ? 0 : used + buffered(f);
+    stream_done(&s, f, used);
+    stream_record(&s, IOH_OP_UFLOW, (uint64_t)got, got, &c, caller);
+    leave();
+    errno = err;
+    return r;
+}
+
+IOH_EXPORT int __uflow(FILE *f) { return do_refill(f, 1, CALLER()); }
+IOH_EXPORT int __underflow(FILE *f) { return do_refill(f, 0, CALLER()); }
+
+/* fscanf family: the bytes consumed are only known from ftello. */
+static int do_vfscanf(FILE *f, const char *fmt, va_list ap,
+                      int (*fn)(FILE *, const char *, va_list), void *caller)
+{
+    if (!fn)
+        return (int)stdio_unavailable();
+    if (!observe())
+        return fn(f, fmt, ap);
+    struct stream s;
+    struct call c;
+    int e0 = errno;
+    stream_begin(&s, f);
+    enter(&c);
+    errno = e0;
+    int r = fn(f, fmt, ap);
+    int err = errno;
+    int64_t used = 0;
+    if (s.pos != NOPOS) {
+        int64_t now = internal_ftello(f);
+        used = now >= s.pos ? now - s.pos : 0;
+    }
+    stream_done(&s, f, used);
+    stream_record(&s, IOH_OP_FSCANF, 0, used, &c, caller);
+    leave();
+    errno = err;
+    return r;
+}
+
+/* glibc's stdio.h renames fscanf, scanf and vfscanf to their __isoc99_
+ * versions; asm labels give our definitions the plain names back. */
+int ioh_plain_vfscanf(FILE *f, const char *fmt, va_list ap) __asm__("vfscanf");
+int ioh_plain_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
+int ioh_plain_scanf(const char *fmt, ...) __asm__("scanf");
+
+IOH_EXPORT int ioh_plain_vfscanf(FILE *f, const char *fmt, va_list ap)
+{
+    return do_vfscanf(f, fmt, ap, ioh_real.vfscanf, CALLER());
+}
+
+IOH_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
+{
+    return do_vfscanf(f, fmt, ap, ioh_real.__isoc99_vfscanf, CALLER());
+}
+
+IOH_EXPORT int ioh_plain_fscanf(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = do_vfscanf(f, fmt, ap, ioh_real.vfscanf, CALLER());
+    va_end(ap);
+    return r;
+}
+
+int __isoc99_fscanf(FILE *f, const char *fmt, ...);
+IOH_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = do_vfscanf(f, fmt, ap, ioh_real.__isoc99_vfscanf, CALLER());
+    va_end(ap);
+    return r;
+}
+
+IOH_EXPORT int ioh_plain_scanf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = do_vfscanf(stdin, fmt, ap, ioh_real.vfscanf, CALLER());
+    va_end(ap);
+    return r;
+}
+
+int __isoc99_scanf(const char *fmt, ...);
+IOH_EXPORT int __isoc99_scanf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = do_vfscanf(stdin, fmt, ap, ioh_real.__isoc99_vfscanf, CALLER());
+    va_end(ap);
+    return r;
+}
+
+/* Positioning: after the real call, ftello tells where the stream is. */
+static void stream_moved(FILE *f, int64_t requested, int whence, int rc, int err,
+                         struct call *c, void *caller)
+{
+    struct stream s;
+    stream_begin(&s, f);
+    int64_t now = rc == 0 ? internal_ftello(f) : -1;
+    if (s.e && now >= 0)
+        atomic_store(&s.e->stream_end, now + buffered(f));
+    record(IOH_OP_FSEEK, s.fd, s.o, now, (uint64_t)requested, rc == 0 ? now : -(int64_t)err,
+           (uint32_t)whence, c, caller);
+    leave();
+    errno = err;
+}
+
+static int do_fseek(FILE *f, int64_t off, int whence, int which, void *caller)
+{
+    int watch = observe();
+    struct call c;
+    if (watch)
+        enter(&c);
+    int rc;
+    if (which == 0 && ioh_real.fseek)
+        rc = ioh_real.fseek(f, (long)off, whence);
+    else if (which == 1 && ioh_real.fseeko)
+        rc = ioh_real.fseeko(f, off, whence);
+    else if (ioh_real.fseeko64)
+        rc = ioh_real.fseeko64(f, off, whence);
+    else
+        rc = (int)stdio_unavailable();
+    if (watch)
+        stream_moved(f, off, whence, rc, errno, &c, caller);
+    return rc;
+}
+
+IOH_EXPORT int fseek(FILE *f, long off, int whence) { return do_fseek(f, off, whence, 0, CALLER()); }
+IOH_EXPORT int fseeko(FILE *f, off_t off, int whence) { return do_fseek(f, off, whence, 1, CALLER()); }
+IOH_EXPORT int fseeko64(FILE *f, off64_t off, int whence)
+{
+    return do_fseek(f, off, whence, 2, CALLER());
+}
+
+IOH_EXPORT void rewind(FILE *f)
+{
+    int watch = observe();
+    struct call c;
+    if (watch)
+        enter(&c);
+    if (ioh_real.rewind)
+        ioh_real.rewind(f);
+    if (watch)
+        stream_moved(f, 0, SEEK_SET, 0, errno, &c, CALLER());
+}
+
+IOH_EXPORT int fsetpos(FILE *f, const fpos_t *pos)
+{
+    int watch = observe();
+    struct call c;
+    if (watch)
+        enter(&c);
+    int rc = ioh_real.fsetpos ? ioh_real.fsetpos(f, pos) : (int)stdio_unavailable();
+    if (watch)
+        stream_moved(f, pos ? (int64_t)pos->__pos : 0, SEEK_SET, rc, errno, &c, CALLER());
+    return rc;
+}
+
+IOH_EXPORT int fsetpos64(FILE *f, const fpos64_t *pos)
+{
+    int watch = observe();
+    struct call c;
+    if (watch)
+        enter(&c);
+    int rc = ioh_real.fsetpos64 ? ioh_real.fsetpos64(f, pos) : (int)stdio_unavailable();
+    if (watch)
+        stream_moved(f, pos ? (int64_t)pos->__pos : 0, SEEK_SET, rc, errno, &c, CALLER());
+    return rc;
+}
+
+/* ftell is free information: resynchronise the stream position with it. */
+static void stream_told(FILE *f, int64_t pos)
+{
+    if (pos < 0 || !f || f->_fileno < 0 || (f->_flags & (IO_IN_BACKUP | IO_CURRENTLY_PUTTING)))
+        return;
+    struct ioh_fdent *e = ioh_fd_entry(f->_fileno, 0);
+    if (e && atomic_load_explicit(&e->stream, memory_order_relaxed) == f)
+        atomic_store(&e->stream_end, pos + buffered(f));
+}
+
+IOH_EXPORT long ftell(FILE *f)
+{
+    long r = ioh_real.ftell ? ioh_real.ftell(f) : stdio_unavailable();
+    if (observe()) {
+        int err = errno;
+        stream_told(f, r);
+        errno = err;
+    }
+    return r;
+}
+
+IOH_EXPORT off_t ftello(FILE *f)
+{
+    off_t r = ioh_real.ftello ? ioh_real.ftello(f) : stdio_unavailable();
+    if (observe()) {
+        int err = errno;
+        stream_told(f, r);
+        errno = err;
+    }
+    return r;
+}
+
+IOH_EXPORT off64_t ftello64(FILE *f)
+{
+    off64_t r = ioh_real.ftello64 ? ioh_real.ftello64(f) : stdio_unavailable();
+    if (observe()) {
+        int err = errno;
+        stream_told(f, r);
+        errno = err;
+    }
+    return r;
+}
+
+/* Opening and closing streams. */
+
+IOH_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+    if (!ioh_real.fopen) {
+        errno = ENOSYS;
+        return NULL;
+    }
+    if (!observe())
+        return ioh_real.fopen(path, mode);
+    struct call c;
+    enter(&c);
+    FILE *f = ioh_real.fopen(path, mode);
+    return stream_opened(f, errno, &c, 1, CALLER());
+}
+
+IOH_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+    FILE *(*fn)(const char *, const char *) = ioh_real.fopen64 ? ioh_real.fopen64 : ioh_real.fopen;
+    if (!fn) {
+        errno = ENOSYS;
+        return NULL;
+    }
+    if (!observe())
+        return fn(path, mode);
+    struct call c;
+    enter(&c);
+    FILE *f = fn(path, mode);
+    return stream_opened(f, errno, &c, 1, CALLER());
+}
+
+IOH_EXPORT FILE *fdopen(int fd, const char *mode)
+{
+    if (!ioh_real.fdopen) {
+        errno = ENOSYS;
+        return NULL;
+    }
+    if (!observe())
+        return ioh_real.fdopen(fd, mode);
+    struct call c;
+    enter(&c);
+    FILE *f = ioh_real.fdopen(fd, mode);
+    return stream_opened(f, errno, &c, 0, CALLER());
+}
+
+/* The descriptor goes away inside libc: forget it first (see do_close). */
+static void stream_closing(FILE *f, uint16_t op, void *caller)
+{
+    int fd = f ? f->_fileno : -1;
+    if (fd < 0)
+        return;
+    struct call c;
+    struct ioh_ofd *o = ioh_fd_lookup(fd);
+    enter(&c);
+    if (o)
+        ioh_trace_announce(o, ioh_trace_ns(c.t0));
+    uint32_t file = o ? o->file_id : 0;
+    ioh_fd_closed(fd);
+    record(op, fd, NULL, -1, 0, 0, file, &c, caller);
+    leave();
+}
+
+static FILE *do_freopen(const char *path, const char *mode, FILE *f,
+                        FILE *(*fn)(const char *, const char *, FILE *), void *caller)
+{
+    if (!fn) {
+        errno = ENOSYS;
+        return NULL;
+    }
+    if (!observe())
+        return fn(path, mode, f);
+    int e0 = errno;
+    stream_closing(f, IOH_OP_FCLOSE, caller);
+    struct call c;
+    enter(&c);
+    errno = e0;
+    FILE *r = fn(path, mode, f);
+    return stream_opened(r, errno, &c, path != NULL, caller);
+}
+
+IOH_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
+{
+    return do_freopen(path, mode, f, ioh_real.freopen, CALLER());
+}
+
+IOH_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
+{
+    return do_freopen(path, mode, f, ioh_real.freopen64 ? ioh_real.freopen64 : ioh_real.freopen,
+                      CALLER());
+}
+
+IOH_EXPORT int fclose(FILE *f)
+{
+    if (!ioh_real.fclose) {
+        errno = ENOSYS;
+        return EOF;
+    }
+    if (observe()) {
+        int e0 = errno;
+        stream_closing(f, IOH_OP_FCLOSE, CALLER());
+        errno = e0;
+    }
+    return ioh_real.fclose(f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* pipes made by the shim's own helpers                                      */
+
+/* libunwind opens a pipe on its first unwind (to validate memory) and keeps
+ * it. Made while the shim is working (internal), its ends are moved to high
+ * descriptor numbers and protected from the program's close calls (fdtab), so
+ * the program sees the same descriptor numbers as without us and can never
+ * close them and reuse the numbers for its own files. */
+static int do_pipe2(int fds[2], int flags)
+{
+    int r = ioh_real.pipe2 ? ioh_real.pipe2(fds, flags)
+                           : (int)raw_result(ioh_raw2(SYS_pipe2, fds, flags));
+    if (r == 0 && ioh_tls.internal) {
+        int err = errno;
+        for (int i = 0; i < 2; i++)
+            fds[i] = ioh_fd_hide(fds[i]);
+        errno = err;
+    }
+    return r;
+}
+
+IOH_EXPORT int pipe2(int fds[2], int flags)
+{
+    return do_pipe2(fds, flags);
+}
+
+IOH_EXPORT int pipe(int fds[2])
+{
+    return do_pipe2(fds, 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* syscall(): node/libuv close descriptors with syscall(SYS_close)            */
+
+IOH_EXPORT long syscall(long n, ...)
+{
+    va_list ap;
+    va_start(ap, n);
+    long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
+    long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
+    va_end(ap);
+    if (observe()) {
+        void *caller = CALLER();
+        switch (n) {
+        case SYS_read:
+            return do_read((int)a, (void *)b, (size_t)c, 0, caller);
+        case SYS_pread64:
+            return do_pread((int)a, (void *)b, (size_t)c, d, 0, caller);
+        case SYS_readv:
+            return do_readv((int)a, (const struct iovec *)b, (int)c, caller);
+        case SYS_lseek:
+            return do_lseek((int)a, b, (int)c, caller);
+        case SYS_close:
+            return do_close((int)a, caller);
+        case SYS_close_range:
+            return do_close_range((unsigned)a, (unsigned)b, (int)c);
+        case SYS_dup:
+            return do_dup3((int)a, -1, 0, 1, caller);
+        case SYS_dup2:
+            return do_dup3((int)a, (int)b, 0, 2, caller);
+        case SYS_dup3:
+            return do_dup3((int)a, (int)b, (int)c, 3, caller);
+        default:
+            break;
+        }
+    }
+    if (ioh_real.syscall)
+        return ioh_real.syscall(n, a, b, c, d, e, f);
+    return raw_result(ioh_raw6(n, a, b, c, d, e, f));
+}

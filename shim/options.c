@@ -1,0 +1,139 @@
+/* options.c - the options table and the shim's only getenv; see options.h. */
+#include "options.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+struct opt_desc {
+    const char *name;
+    enum ioh_opt_type type;
+    const char *def;
+    const char *help;
+};
+
+static const struct opt_desc g_desc[IOH_OPT_COUNT] = {
+#define IOH_OPT_DESC(id, name, type, def, help) {name, IOH_OPT_##type, def, help},
+    IOH_OPTIONS(IOH_OPT_DESC)
+#undef IOH_OPT_DESC
+};
+
+/* Effective values; written once by ioh_options_load, read-only afterwards. */
+static struct {
+    int loaded;
+    int64_t num[IOH_OPT_COUNT];
+    char str[IOH_OPT_COUNT][PATH_MAX];
+} g_opt;
+
+int ioh_parse_bool(const char *s, int64_t *out)
+{
+    static const char *const yes[] = {"1", "yes", "true", "on"};
+    static const char *const no[] = {"0", "no", "false", "off"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(s, yes[i]) == 0) { *out = 1; return 0; }
+        if (strcasecmp(s, no[i]) == 0) { *out = 0; return 0; }
+    }
+    return -EINVAL;
+}
+
+int ioh_parse_int(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end != '\0')
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int ioh_parse_size(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-')
+        return -EINVAL;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;
+    default: return -EINVAL;
+    }
+    if (shift && (*end == 'i' || *end == 'I'))
+        end++;
+    if (shift && (*end == 'b' || *end == 'B'))
+        end++;
+    if (*end != '\0' || v > (ULLONG_MAX >> 1) >> shift)
+        return -EINVAL;
+    *out = (int64_t)(v << shift);
+    return 0;
+}
+
+static int parse(enum ioh_opt_type type, const char *s, int64_t *num)
+{
+    switch (type) {
+    case IOH_OPT_BOOL: return ioh_parse_bool(s, num);
+    case IOH_OPT_INT: return ioh_parse_int(s, num);
+    case IOH_OPT_SIZE: return ioh_parse_size(s, num);
+    case IOH_OPT_STRING:
+    case IOH_OPT_PATH: return 0;
+    }
+    return -EINVAL;
+}
+
+static void set_value(int id, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= PATH_MAX)
+        n = PATH_MAX - 1;
+    memcpy(g_opt.str[id], s, n);
+    g_opt.str[id][n] = '\0';
+}
+
+void ioh_options_load(void)
+{
+    if (g_opt.loaded)
+        return;
+    for (int id = 0; id < IOH_OPT_COUNT; id++) {
+        const struct opt_desc *d = &g_desc[id];
+        char env[64] = "IOHINT_";
+        for (size_t i = 0; d->name[i] && i + 8 < sizeof env; i++)
+            env[7 + i] = (char)toupper((unsigned char)d->name[i]);
+        /* The default always parses: the table is ours. */
+        parse(d->type, d->def, &g_opt.num[id]);
+        set_value(id, d->def);
+        const char *v = d->type == IOH_OPT_PATH ? secure_getenv(env) : getenv(env);
+        if (!v)
+            continue;
+        int64_t num = 0;
+        if (parse(d->type, v, &num) != 0) {
+            ioh_warn("invalid %s=\"%s\"; using the default \"%s\"", env, v, d->def);
+            continue;
+        }
+        g_opt.num[id] = num;
+        set_value(id, v);
+    }
+    if (g_opt.num[IOH_OPT_STACK_DEPTH] < 1 || g_opt.num[IOH_OPT_STACK_DEPTH] > 64) {
+        ioh_warn("invalid IOHINT_STACK_DEPTH=%lld (1-64); using 16",
+                 (long long)g_opt.num[IOH_OPT_STACK_DEPTH]);
+        g_opt.num[IOH_OPT_STACK_DEPTH] = 16;
+    }
+    g_opt.loaded = 1;
+    if (g_opt.num[IOH_OPT_VERBOSE])
+        for (int id = 0; id < IOH_OPT_COUNT; id++)
+            ioh_warn("option %s = %s", g_desc[id].name, g_opt.str[id]);
+}
+
+int64_t ioh_opt_int(enum ioh_opt_id id) { return g_opt.num[id]; }
+const char *ioh_opt_str(enum ioh_opt_id id) { return g_opt.str[id]; }
+const char *ioh_opt_name(enum ioh_opt_id id) { return g_desc[id].name; }
+const char *ioh_opt_help(enum ioh_opt_id id) { return g_desc[id].help; }
+const char *ioh_opt_default(enum ioh_opt_id id) { return g_desc[id].def; }

@@ -1,0 +1,64 @@
+/* real.c - the table of next symbols; see real.h. */
+#include "real.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "raw.h"
+
+struct ioh_real ioh_real;
+
+static const char *const g_names[] = {
+#define IOH_REAL_NAME(ret, name, params) #name,
+    IOH_REAL_FUNCS(IOH_REAL_NAME)
+#undef IOH_REAL_NAME
+};
+
+#define IOH_REAL_COUNT (sizeof g_names / sizeof g_names[0])
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static atomic_int g_resolved;     /* 1 once the table is complete */
+static int g_missing;             /* names that did not resolve */
+/* Set on the resolving thread while dlsym runs (dlsym may call back into our
+ * open/read wrappers when another preload or a malloc init reads files). */
+static __thread int t_resolving __attribute__((tls_model("initial-exec")));
+
+static void resolve(void)
+{
+    t_resolving = 1;
+    void **slot = (void **)&ioh_real;
+    for (size_t i = 0; i < IOH_REAL_COUNT; i++) {
+        if (slot[i])              /* pre-set by a test */
+            continue;
+        slot[i] = dlsym(RTLD_NEXT, g_names[i]);
+        if (!slot[i])
+            g_missing++;
+    }
+    t_resolving = 0;
+    atomic_store_explicit(&g_resolved, 1, memory_order_release);
+}
+
+int ioh_real_ensure(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&g_resolved, memory_order_acquire), 1))
+        return 1;
+    if (t_resolving)
+        return 0;
+    pthread_once(&g_once, resolve);
+    return 1;
+}
+
+int ioh_real_missing(void)
+{
+    return g_missing;
+}
+
+#if !defined(__x86_64__)
+long ioh__raw_syscall6(long n, long a, long b, long c, long d, long e, long f)
+{
+    /* Only reached on architectures without an inline syscall in raw.h. */
+    long r = ioh_real.syscall ? ioh_real.syscall(n, a, b, c, d, e, f) : -1;
+    return r;
+}
+#endif

@@ -1,0 +1,53 @@
+/* state.h - the shim's per-thread state and its process-wide switches.
+ *
+ * Per-thread state is one small initial-exec TLS block (INTERPOSITION.md
+ * section 3: a preloaded library's static TLS is charged to every thread, so it
+ * stays tiny; the trace segment it points to is file-backed, not TLS).
+ * Everything in it is written only by its own thread (including signal
+ * handlers running on that thread, which is why the trace writer reserves
+ * before it writes).
+ */
+#ifndef IOH_STATE_H
+#define IOH_STATE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "clock.h"
+
+struct ioh_seg_header;
+
+struct ioh_thread {
+    uint32_t tid;                  /* cached gettid(); 0 = not yet read */
+    uint32_t pid;                  /* pid when tid was cached (fork check) */
+    uint8_t internal;              /* >0 while the shim itself calls out:
+                                      wrappers entered now pass straight through */
+    uint8_t depth;                 /* wrappers active on this thread; >1 means a
+                                      signal handler (or callback) nested */
+    uint32_t trace_gen;            /* trace generation `seg` belongs to */
+    uint32_t seg_pos;              /* reserved bytes in seg, after its header */
+    uint32_t seg_seq;              /* segments this thread claimed */
+    struct ioh_seg_header *seg;    /* current trace segment, or NULL */
+    struct ioh_clock_anchor clock; /* TSC anchor, clock.h */
+};
+
+extern __thread struct ioh_thread ioh_tls __attribute__((tls_model("initial-exec")));
+
+/* The calling thread's kernel tid, cached; correct after fork. */
+uint32_t ioh_tid(void);
+
+/* Process-wide mode, set by ioh_init() (shim/init.c). */
+enum ioh_mode {
+    IOH_MODE_UNINIT = 0,   /* nothing decided yet */
+    IOH_MODE_INITIALIZING, /* ioh_init running on some thread */
+    IOH_MODE_OFF,          /* disabled, or nothing to do: pass everything through */
+    IOH_MODE_ACTIVE,       /* descriptor state kept; events traced if tracing */
+    IOH_MODE_FINISHED,     /* after the destructor: pass everything through */
+};
+
+extern _Atomic int ioh_mode;
+
+/* Make sure ioh_init has run; returns the mode now in force. Cheap when done. */
+int ioh_ensure_init(void);
+
+#endif

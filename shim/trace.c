@@ -1,0 +1,438 @@
+/* trace.c - the per-process trace writer; see trace.h. */
+#include "trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "fdtab.h"
+#include "log.h"
+#include "options.h"
+#include "raw.h"
+
+#define SEG_SIZE       (64u * 1024)          /* also the header area */
+#define FIRST_CHUNK    (SEG_SIZE * 5)        /* header + 4 segments */
+#define MAX_CHUNK      (16u * 1024 * 1024)
+
+struct ioh_trace_state ioh_trace;
+
+/* Writer state beside the public part. `path`, `base`, `reserved`, `dev`,
+ * `ino` change only when a file is created (init, or a fork child's first
+ * record, both single-threaded moments or under the grow lock); `mapped` only
+ * under the grow lock. */
+static struct {
+    int enabled;                   /* IOHINT_TRACE_DIR was set */
+    int need_new;                  /* fork child: open a file on first record */
+    char path[4096];
+    char *base;                    /* start of the reserved address range */
+    uint64_t reserved;             /* bytes of address space reserved */
+    _Atomic uint64_t mapped;       /* bytes of file mapped at base */
+    uint64_t dev, ino;
+    _Atomic uint32_t grow_owner;   /* tid holding the grow lock, 0 if free */
+    uint32_t fork_held;
+    int warned_grow, warned_full, warned_open;
+} g;
+
+int ioh_trace_enabled(void) { return g.enabled; }
+const char *ioh_trace_path(void) { return ioh_trace.hdr ? g.path : ""; }
+
+/* ---- small async-signal-safe helpers (used in a fork child) ---- */
+
+static size_t put_str(char *dst, size_t at, size_t cap, const char *s)
+{
+    while (*s && at + 1 < cap)
+        dst[at++] = *s++;
+    dst[at < cap ? at : cap - 1] = '\0';
+    return at;
+}
+
+static size_t put_u64(char *dst, size_t at, size_t cap, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    do
+        tmp[n++] = (char)('0' + v % 10);
+    while ((v /= 10) && n < 23);
+    while (n > 0 && at + 1 < cap)
+        dst[at++] = tmp[--n];
+    dst[at < cap ? at : cap - 1] = '\0';
+    return at;
+}
+
+/* Read a whole small /proc file into buf; returns bytes, 0 on failure. */
+static size_t read_proc(const char *path, char *buf, size_t cap)
+{
+    long fd = ioh_raw_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    size_t n = 0;
+    while (n < cap) {
+        long r = ioh_raw_read((int)fd, buf + n, cap - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    ioh_raw_close((int)fd);
+    return n;
+}
+
+/* ---- the grow lock ---- */
+
+static int grow_lock(void)
+{
+    uint32_t me = ioh_tid();
+    if (atomic_load_explicit(&g.grow_owner, memory_order_relaxed) == me)
+        return 0;
+    for (;;) {
+        uint32_t expected = 0;
+        if (atomic_compare_exchange_weak_explicit(&g.grow_owner, &expected, me,
+                                                  memory_order_acquire, memory_order_relaxed))
+            return 1;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
+
+static void grow_unlock(void)
+{
+    atomic_store_explicit(&g.grow_owner, 0, memory_order_release);
+}
+
+/* Make [0, want) of the file allocated and mapped. Grow lock held. */
+static int grow_to(uint64_t want)
+{
+    uint64_t have = atomic_load(&g.mapped);
+    if (want <= have)
+        return 0;
+    uint64_t step = have < MAX_CHUNK ? have : MAX_CHUNK;
+    uint64_t target = have + (step < SEG_SIZE ? SEG_SIZE : step);
+    if (target < want)
+        target = want;
+    target = (target + SEG_SIZE - 1) & ~(uint64_t)(SEG_SIZE - 1);
+    if (target > g.reserved)
+        target = g.reserved;
+    if (target < want)
+        return -ENOSPC;
+
+    long fd = ioh_raw_openat(AT_FDCWD, g.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (fd < 0)
+        return (int)fd;
+    struct stat st;
+    int err = 0;
+    if (ioh_raw2(SYS_fstat, fd, &st) < 0 || st.st_dev != g.dev || st.st_ino != g.ino) {
+        err = -ESTALE;            /* the file was replaced: never write elsewhere */
+        goto out;
+    }
+    err = (int)ioh_raw4(SYS_fallocate, fd, 0, (long)have, (long)(target - have));
+    if (err == -EOPNOTSUPP) {
+        /* No fallocate (some network filesystems): extend and write zeros, so
+         * that every page we map is backed and a full disk shows up here. */
+        static const char zeros[4096];
+        err = (int)ioh_raw2(SYS_ftruncate, fd, (long)target);
+        for (uint64_t at = have; err == 0 && at < target; at += sizeof zeros) {
+            long w = ioh_raw4(SYS_pwrite64, fd, zeros, sizeof zeros, (long)at);
+            err = w < 0 ? (int)w : 0;
+        }
+    }
+    if (err < 0)
+        goto out;
+    long p = ioh_raw6(SYS_mmap, (long)(g.base + have), (long)(target - have),
+                      PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (long)have);
+    if ((unsigned long)p > -4096ul) {
+        err = (int)p;
+        goto out;
+    }
+    atomic_store(&g.mapped, target);
+out:
+    ioh_raw_close((int)fd);
+    return err;
+}
+
+/* ---- creating a file ---- */
+
+static void fill_header(struct ioh_trace_header *h, uint64_t real_ns, uint64_t mono_ns)
+{
+    memcpy(h->magic, IOH_TRACE_MAGIC, 8);
+    h->version = IOH_TRACE_VERSION;
+    h->header_size = SEG_SIZE;
+    h->seg_size = SEG_SIZE;
+    h->max_size = g.reserved;
+    h->pid = (int32_t)ioh_raw_getpid();
+    h->ppid = (int32_t)ioh_raw0(SYS_getppid);
+    h->start_realtime_ns = real_ns;
+    h->start_mono_ns = mono_ns;
+    h->ptr_bits = (uint32_t)(sizeof(void *) * 8);
+
+    /* Strings after the fixed part, inside the header area. */
+    char *area = (char *)h;
+    size_t at = sizeof *h, cap = SEG_SIZE;
+
+    h->exe_off = (uint32_t)at;
+    long n = ioh_raw4(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", area + at, cap / 4);
+    at += n > 0 ? (size_t)n : 0;
+    area[at++] = '\0';
+
+    h->argv_off = (uint32_t)at;
+    size_t room = cap - at - 4096;        /* keep room for host and cwd */
+    size_t got = read_proc("/proc/self/cmdline", area + at, room);
+    uint32_t argc = 0;
+    for (size_t i = 0; i < got; i++)
+        argc += area[at + i] == '\0';
+    if (got && area[at + got - 1] != '\0') {  /* cut short: terminate the last */
+        area[at + got - 1] = '\0';
+        argc++;
+    }
+    h->argc = argc;
+    at += got;
+
+    struct utsname u;
+    h->host_off = (uint32_t)at;
+    if (ioh_raw1(SYS_uname, &u) == 0)
+        at = put_str(area, at, cap, u.nodename);
+    area[at++] = '\0';
+
+    h->cwd_off = (uint32_t)at;
+    n = ioh_raw2(SYS_getcwd, area + at, cap - at - 1);
+    at += n > 0 ? (size_t)n - 1 : 0;     /* getcwd counts the NUL */
+    area[at++] = '\0';
+
+    __atomic_store_n(&h->seg_end, SEG_SIZE, __ATOMIC_RELEASE);
+}
+
+/* Create the file and map its header. Async-signal-safe (raw syscalls only),
+ * so it can run in a fork child of a threaded parent. */
+static int create_file(void)
+{
+    const char *dir = ioh_opt_str(IOH_OPT_TRACE_DIR);
+    uint64_t max = (uint64_t)ioh_opt_int(IOH_OPT_TRACE_MAX);
+    if (max < 4 * SEG_SIZE)
+        max = 4 * SEG_SIZE;
+    max &= ~(uint64_t)(SEG_SIZE - 1);
+
+    ioh_raw3(SYS_mkdirat, AT_FDCWD, dir, 0700);  /* one level; EEXIST is fine */
+
+    uint64_t mono = ioh_clock_ns(CLOCK_MONOTONIC);
+    uint64_t real = ioh_clock_ns(CLOCK_REALTIME);
+    const char *prog = program_invocation_short_name;
+    long fd = -EEXIST;
+    for (unsigned attempt = 0; fd == -EEXIST && attempt < 16; attempt++) {
+        size_t at = put_str(g.path, 0, sizeof g.path, dir);
+        at = put_str(g.path, at, sizeof g.path, "/");
+        for (size_t i = 0; prog && prog[i] && i < 64; i++) {
+            char c = prog[i];
+            int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                     (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '+';
+            at = put_str(g.path, at, sizeof g.path, (char[]){ok ? c : '_', '\0'});
+        }
+        at = put_str(g.path, at, sizeof g.path, ".");
+        at = put_u64(g.path, at, sizeof g.path, (uint64_t)ioh_raw_getpid());
+        at = put_str(g.path, at, sizeof g.path, ".");
+        at = put_u64(g.path, at, sizeof g.path, mono + attempt);
+        put_str(g.path, at, sizeof g.path, ".iohtrace");
+        fd = ioh_raw_openat(AT_FDCWD, g.path,
+                            O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    }
+    if (fd < 0)
+        return (int)fd;
+    struct stat st;
+    ioh_raw2(SYS_fstat, fd, &st);
+    g.dev = st.st_dev;
+    g.ino = st.st_ino;
+    ioh_raw_close((int)fd);
+
+    long base = ioh_raw6(SYS_mmap, 0, (long)max, PROT_NONE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if ((unsigned long)base > -4096ul)
+        return (int)base;
+    g.base = (char *)base;
+    g.reserved = max;
+    atomic_store(&g.mapped, 0);
+    int err = grow_to(FIRST_CHUNK);
+    if (err < 0) {
+        ioh_raw2(SYS_munmap, g.base, (long)max);
+        g.base = NULL;
+        ioh_raw1(SYS_unlink, g.path);
+        return err;
+    }
+    fill_header((struct ioh_trace_header *)g.base, real, mono);
+    ioh_trace.seg_size = SEG_SIZE;
+    ioh_trace.hdr = (struct ioh_trace_header *)g.base;
+    atomic_store(&ioh_trace.full, 0);
+    return 0;
+}
+
+void ioh_trace_start(void)
+{
+    if (ioh_opt_str(IOH_OPT_TRACE_DIR)[0] == '\0')
+        return;
+    g.enabled = 1;
+    atomic_store(&ioh_trace.gen, 1);
+    int err = create_file();
+    if (err < 0) {
+        g.enabled = 0;
+        ioh_warn("cannot create a trace file in %s: %s; tracing is off",
+                 ioh_opt_str(IOH_OPT_TRACE_DIR), strerror(-err));
+    }
+}
+
+void ioh_trace_finish(void)
+{
+    struct ioh_trace_header *h = ioh_trace.hdr;
+    if (!h || g.need_new)
+        return;
+    h->end_mono_ns = ioh_clock_ns(CLOCK_MONOTONIC);
+    __atomic_fetch_or(&h->flags, IOH_HDR_FINISHED, __ATOMIC_RELEASE);
+}
+
+/* ---- reserving space ---- */
+
+static void count_drop(void)
+{
+    if (ioh_trace.hdr)
+        __atomic_fetch_add(&ioh_trace.hdr->dropped_events, 1, __ATOMIC_RELAXED);
+}
+
+static int claim_segment(struct ioh_thread *t)
+{
+    struct ioh_trace_header *h = ioh_trace.hdr;
+    uint64_t at = __atomic_fetch_add(&h->seg_end, SEG_SIZE, __ATOMIC_ACQ_REL);
+    if (at + SEG_SIZE > g.reserved) {
+        atomic_store(&ioh_trace.full, 1);
+        __atomic_fetch_or(&h->flags, IOH_HDR_TRUNCATED, __ATOMIC_RELAXED);
+        ioh_warn_once(g.warned_full, "trace %s reached IOHINT_TRACE_MAX=%llu bytes; "
+                      "further events are counted, not recorded",
+                      g.path, (unsigned long long)g.reserved);
+        return -ENOSPC;
+    }
+    if (at + SEG_SIZE > atomic_load_explicit(&g.mapped, memory_order_acquire)) {
+        if (!grow_lock())
+            return -EDEADLK;
+        int err = grow_to(at + SEG_SIZE);
+        grow_unlock();
+        if (err < 0) {
+            atomic_store(&ioh_trace.full, 1);
+            __atomic_fetch_or(&h->flags, IOH_HDR_FAILED | IOH_HDR_TRUNCATED, __ATOMIC_RELAXED);
+            ioh_warn_once(g.warned_grow, "trace %s cannot grow (%s); "
+                          "further events are counted, not recorded", g.path, strerror(-err));
+            return err;
+        }
+    }
+    struct ioh_seg_header *seg = (struct ioh_seg_header *)(g.base + at);
+    ioh_clock_reanchor(&t->clock);
+    seg->tid = ioh_tid();
+    seg->seq = t->seg_seq++;
+    seg->t_start = t->clock.ns;
+    __atomic_store_n(&seg->used, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&seg->magic, IOH_SEG_MAGIC, __ATOMIC_RELEASE);
+    t->seg = seg;
+    t->seg_pos = 0;
+    t->trace_gen = ioh_trace_gen();
+    return 0;
+}
+
+void *ioh__trace_reserve_slow(size_t bytes)
+{
+    struct ioh_thread *t = &ioh_tls;
+    if (!g.enabled)
+        return NULL;
+    if (g.need_new) {
+        /* First record of a fork child: its own file. Only this thread runs
+         * shim code that could race here in a fresh child, and the grow lock
+         * keeps two threads of a grown child from both creating. */
+        if (!grow_lock())
+            return NULL;
+        if (g.need_new) {
+            char *old = g.base;
+            uint64_t old_size = g.reserved;
+            int err = create_file();
+            if (old)
+                ioh_raw2(SYS_munmap, old, (long)old_size);
+            if (err < 0) {
+                g.enabled = 0;
+                ioh_trace.hdr = NULL;
+                grow_unlock();
+                ioh_warn("cannot create a trace file for this child in %s: %s; tracing is off",
+                         ioh_opt_str(IOH_OPT_TRACE_DIR), strerror(-err));
+                return NULL;
+            }
+            atomic_fetch_add(&ioh_trace.gen, 1);
+            g.need_new = 0;
+        }
+        grow_unlock();
+    }
+    if (!ioh_trace.hdr)
+        return NULL;
+    if (bytes + sizeof(struct ioh_seg_header) > SEG_SIZE)
+        return NULL;
+    if (atomic_load_explicit(&ioh_trace.full, memory_order_relaxed) || claim_segment(t) < 0) {
+        count_drop();
+        return NULL;
+    }
+    void *p = (char *)(t->seg + 1) + t->seg_pos;
+    t->seg_pos += (uint32_t)bytes;
+    return p;
+}
+
+/* ---- path records ---- */
+
+void ioh_trace_announce(struct ioh_ofd *o, uint64_t t)
+{
+    uint32_t gen = ioh_trace_gen();
+    uint32_t seen = atomic_load_explicit(&o->announced, memory_order_relaxed);
+    if (seen == gen || !atomic_compare_exchange_strong(&o->announced, &seen, gen))
+        return;
+    size_t size = (sizeof(struct ioh_rec_path) + o->path_len + 7) & ~(size_t)7;
+    struct ioh_rec_path *r = ioh_trace_reserve(size);
+    if (!r)
+        return;
+    r->type = IOH_REC_PATH;
+    r->size8 = (uint16_t)(size / 8);
+    r->file = o->file_id;
+    r->t = t;
+    r->dev = o->dev;
+    r->ino = o->ino;
+    r->size = o->size;
+    r->kind = o->kind;
+    uint32_t f = atomic_load(&o->flags);
+    r->flags = ((f & IOH_OFD_ELIGIBLE) ? IOH_PATH_ELIGIBLE : 0) |
+               ((f & IOH_OFD_INHERITED) ? IOH_PATH_INHERITED : 0) |
+               ((f & IOH_OFD_STDIO) ? IOH_PATH_STDIO : 0);
+    r->open_flags = o->open_flags;
+    r->path_len = o->path_len;
+    char *dst = (char *)(r + 1);
+    memcpy(dst, o->path ? o->path : "", o->path_len);
+    memset(dst + o->path_len, 0, size - sizeof *r - o->path_len);
+    ioh_trace_commit(r, size);
+}
+
+/* ---- fork ---- */
+
+void ioh_trace_fork_prepare(void)
+{
+    g.fork_held = g.enabled ? (uint32_t)grow_lock() : 0;
+}
+
+void ioh_trace_fork_parent(void)
+{
+    if (g.fork_held)
+        grow_unlock();
+    g.fork_held = 0;
+}
+
+void ioh_trace_fork_child(void)
+{
+    atomic_store(&g.grow_owner, 0);
+    g.fork_held = 0;
+    if (!g.enabled)
+        return;
+    /* The mapping is shared with the parent: never write to it again. */
+    g.need_new = 1;
+    atomic_fetch_add(&ioh_trace.gen, 1);
+    ioh_tls.seg = NULL;
+}

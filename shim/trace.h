@@ -1,0 +1,109 @@
+/* trace.h - the per-process trace writer (format: trace_format.h).
+ *
+ * One file per process in IOHINT_TRACE_DIR, named <prog>.<pid>.<start_ns>.iohtrace,
+ * created 0600 with O_EXCL|O_NOFOLLOW|O_CLOEXEC and mapped MAP_SHARED; the
+ * descriptor is closed at once, so the program can never close or reuse it, and
+ * the page cache keeps every committed record through SIGKILL, _exit and exec.
+ * The file grows in fallocate'd chunks (a full disk is a warning, never a SIGBUS)
+ * up to IOHINT_TRACE_MAX; beyond it events are counted as dropped and the
+ * header says the trace was truncated.
+ *
+ * Writing is lock-free: each thread appends to its own segment and publishes a
+ * record with a release store of the segment's `used`. A signal handler that
+ * interrupts a write reserves its own space after the interrupted record.
+ * Claiming a segment is one atomic add; growing the file takes a spinlock with
+ * an owner check (a nested claim on the same thread drops the event instead of
+ * waiting on itself).
+ *
+ * After fork the child gets a new trace file on its first record: the trace
+ * generation changes and every thread's segment (and every path and site
+ * announcement) is void. Nothing here allocates with malloc or takes a mutex.
+ */
+#ifndef IOH_TRACE_H
+#define IOH_TRACE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "state.h"
+#include "trace_format.h"
+
+struct ioh_ofd;
+
+/* Process-wide writer state; see trace.c for who writes which field. */
+struct ioh_trace_state {
+    struct ioh_trace_header *hdr;  /* mapping of the current file, NULL if off */
+    _Atomic uint32_t gen;          /* bumped when the file changes (fork) */
+    uint32_t seg_size;
+    _Atomic int full;              /* no more segments: count drops only */
+};
+
+extern struct ioh_trace_state ioh_trace;
+
+/* Is tracing on for this process (a file exists or will after fork)? */
+int ioh_trace_enabled(void);
+
+/* Open the trace file if IOHINT_TRACE_DIR asks for one. Warns once and leaves
+ * tracing off on failure. Called from ioh_init. */
+void ioh_trace_start(void);
+
+/* Destructor: mark the trace finished. Events after it still go in. */
+void ioh_trace_finish(void);
+
+/* fork hooks: prepare/parent hold the growth lock around fork; the child
+ * forgets the parent's file and opens its own on its first record. */
+void ioh_trace_fork_prepare(void);
+void ioh_trace_fork_parent(void);
+void ioh_trace_fork_child(void);
+
+/* Reserve `bytes` (a multiple of 8) in the calling thread's segment. Returns
+ * NULL when tracing is off, the bound is reached (the event is counted as
+ * dropped) or the file cannot grow. */
+void *ioh__trace_reserve_slow(size_t bytes);
+
+static inline void *ioh_trace_reserve(size_t bytes)
+{
+    struct ioh_thread *t = &ioh_tls;
+    if (__builtin_expect(t->seg != NULL &&
+                         t->trace_gen == atomic_load_explicit(&ioh_trace.gen, memory_order_relaxed) &&
+                         t->seg_pos + bytes + sizeof(struct ioh_seg_header) <= ioh_trace.seg_size, 1)) {
+        void *p = (char *)(t->seg + 1) + t->seg_pos;
+        t->seg_pos += (uint32_t)bytes;
+        return p;
+    }
+    return ioh__trace_reserve_slow(bytes);
+}
+
+/* Publish a record written into space from ioh_trace_reserve. */
+static inline void ioh_trace_commit(void *rec, size_t bytes)
+{
+    struct ioh_trace_header *h = ioh_trace.hdr;
+    size_t rel = (size_t)((char *)rec - (char *)h);
+    struct ioh_seg_header *seg =
+        (struct ioh_seg_header *)((char *)h + (rel & ~((size_t)ioh_trace.seg_size - 1)));
+    uint32_t end = (uint32_t)((char *)rec + bytes - (char *)(seg + 1));
+    if (end > __atomic_load_n(&seg->used, __ATOMIC_RELAXED))
+        __atomic_store_n(&seg->used, end, __ATOMIC_RELEASE);
+}
+
+/* Write the path record of o into the current trace if this trace has not had
+ * it yet. */
+void ioh_trace_announce(struct ioh_ofd *o, uint64_t t);
+
+/* Generation of the current trace file (for announcement bookkeeping). */
+static inline uint32_t ioh_trace_gen(void)
+{
+    return atomic_load_explicit(&ioh_trace.gen, memory_order_relaxed);
+}
+
+/* The path of the current trace file ("" if none). */
+const char *ioh_trace_path(void);
+
+/* Monotonic ns for the calling thread from a tick reading. */
+static inline uint64_t ioh_trace_ns(uint64_t ticks)
+{
+    return ioh_clock_to_ns(&ioh_tls.clock, ticks);
+}
+
+#endif

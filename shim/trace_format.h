@@ -1,0 +1,168 @@
+/* trace_format.h - the native trace format: the one contract between the shim
+ * (writer, shim/trace.c) and the analyzer (reader, analyzer/reader.c).
+ *
+ * A trace is one file per process, written through a MAP_SHARED mapping so that
+ * whatever was committed survives SIGKILL, _exit and exec. Layout:
+ *
+ *   [0, header_size)              struct ioh_trace_header, then its strings
+ *   [header_size, seg_end)        segments of seg_size bytes each
+ *
+ * Each thread claims whole segments (an atomic add on header.seg_end) and
+ * appends records to its current one. A segment starts with struct
+ * ioh_seg_header; its `used` field counts the record bytes after the header
+ * that are complete: a record is written first and then published by a release
+ * store of `used`, so a reader never sees half a record. A segment whose magic
+ * is not IOH_SEG_MAGIC was claimed but never started and is skipped.
+ *
+ * Records are 8-byte aligned and start with struct ioh_rec (type, size in 8-byte
+ * units). Events are fixed 64-byte records; paths and call sites are variable.
+ * All integers are little-endian (the writer's native order on x86_64/i386).
+ *
+ * Times are CLOCK_MONOTONIC nanoseconds (comparable between processes of one
+ * boot); header.start_realtime_ns maps them to wall-clock time.
+ *
+ * Compatibility: readers reject a different IOH_TRACE_VERSION. Any change to a
+ * struct below or to an op number bumps it. See docs/trace-format.md.
+ */
+#ifndef IOH_TRACE_FORMAT_H
+#define IOH_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#include "trace_ops.h"
+
+#define IOH_TRACE_MAGIC   "IOHTRACE"     /* 8 bytes, no terminator */
+#define IOH_TRACE_VERSION 1u
+#define IOH_SEG_MAGIC     0x31474553u    /* "SEG1" */
+
+enum ioh_op {
+#define IOH_OP_ENUM(name, str, cls) IOH_OP_##name,
+    IOH_TRACE_OPS(IOH_OP_ENUM)
+#undef IOH_OP_ENUM
+    IOH_OP_COUNT
+};
+
+enum ioh_op_class { IOH_CLASS_DATA, IOH_CLASS_MAP, IOH_CLASS_SEEK, IOH_CLASS_HINT,
+                    IOH_CLASS_FD, IOH_CLASS_PROC };
+
+/* header.flags */
+#define IOH_HDR_TRUNCATED  0x1u   /* IOHINT_TRACE_MAX reached; dropped_events lost */
+#define IOH_HDR_FAILED     0x2u   /* the trace could not grow (disk full, ...) */
+#define IOH_HDR_FINISHED   0x4u   /* the process ended normally; end_mono_ns set */
+
+struct ioh_trace_header {
+    char     magic[8];             /* IOH_TRACE_MAGIC */
+    uint32_t version;              /* IOH_TRACE_VERSION */
+    uint32_t header_size;          /* bytes before the first segment */
+    uint32_t seg_size;             /* bytes per segment, header included */
+    uint32_t flags;                /* IOH_HDR_*; written with atomic or */
+    uint64_t seg_end;              /* atomic: end of the last claimed segment */
+    uint64_t max_size;             /* IOHINT_TRACE_MAX in force */
+    uint64_t dropped_events;       /* atomic: events lost to the size bound */
+    int32_t  pid;
+    int32_t  ppid;
+    uint64_t start_realtime_ns;    /* CLOCK_REALTIME at start ... */
+    uint64_t start_mono_ns;        /* ... and CLOCK_MONOTONIC at the same instant */
+    uint64_t end_mono_ns;          /* 0 unless IOH_HDR_FINISHED */
+    uint32_t ptr_bits;             /* 32 or 64: the word size of the process */
+    uint32_t argc;                 /* strings in argv */
+    /* Offsets from the start of the file of NUL-terminated strings inside the
+     * header area; argv is argc strings back to back. */
+    uint32_t exe_off;              /* /proc/self/exe */
+    uint32_t argv_off;
+    uint32_t host_off;             /* uname nodename */
+    uint32_t cwd_off;
+    uint64_t reserved[8];
+};
+
+struct ioh_seg_header {
+    uint32_t magic;                /* IOH_SEG_MAGIC once the segment is started */
+    uint32_t tid;                  /* the one thread that writes this segment */
+    uint32_t used;                 /* atomic: committed record bytes after this header */
+    uint32_t seq;                  /* per-thread segment number, from 0 */
+    uint64_t t_start;              /* CLOCK_MONOTONIC ns when claimed */
+    uint64_t reserved;
+};
+
+/* Record types. */
+enum ioh_rec_type {
+    IOH_REC_EVENT = 1,   /* struct ioh_event */
+    IOH_REC_PATH  = 2,   /* struct ioh_rec_path + path bytes */
+    IOH_REC_SITE  = 3,   /* struct ioh_rec_site + frames */
+};
+
+struct ioh_rec {
+    uint16_t type;                 /* enum ioh_rec_type */
+    uint16_t size8;                /* record size in 8-byte units */
+};
+
+/* event.flags */
+#define IOH_EV_SHARED     0x1u     /* the offset was read back from the kernel */
+#define IOH_EV_NOOFF      0x2u     /* no file offset (pipe, socket, tty) */
+#define IOH_EV_FORTIFY    0x4u     /* reached through a _chk entry point */
+#define IOH_EV_SIGNAL     0x8u     /* nested inside another wrapper on this thread */
+
+struct ioh_event {                 /* 64 bytes */
+    uint16_t type;                 /* IOH_REC_EVENT */
+    uint16_t size8;                /* 8 */
+    uint16_t op;                   /* enum ioh_op */
+    uint16_t flags;                /* IOH_EV_* */
+    uint32_t tid;
+    int32_t  fd;
+    uint64_t t;                    /* start, CLOCK_MONOTONIC ns */
+    uint64_t dur;                  /* ns inside the real call */
+    int64_t  off;                  /* file offset of the request, -1 if none */
+    uint64_t len;                  /* requested bytes */
+    int64_t  ret;                  /* result (bytes, fd, pid) or -errno */
+    uint32_t file;                 /* file id (IOH_REC_PATH), 0 if none */
+    uint32_t site;                 /* call-site id (IOH_REC_SITE), 0 if none */
+    uint32_t aux;                  /* op-specific: flags, whence, advice, old fd */
+    uint32_t reserved;
+};
+
+/* File kinds in ioh_rec_path.kind. */
+enum ioh_file_kind { IOH_FILE_OTHER = 0, IOH_FILE_REG, IOH_FILE_DIR, IOH_FILE_PIPE,
+                     IOH_FILE_SOCK, IOH_FILE_CHR, IOH_FILE_BLK };
+
+/* ioh_rec_path.flags */
+#define IOH_PATH_ELIGIBLE  0x1u    /* regular, not O_DIRECT, not procfs/sysfs... */
+#define IOH_PATH_INHERITED 0x2u    /* present before the shim saw it open */
+#define IOH_PATH_STDIO     0x4u    /* opened through fopen/fdopen */
+
+/* A file id names one open file description of this process; one path record
+ * announces it before the first event that uses it. */
+struct ioh_rec_path {
+    uint16_t type;                 /* IOH_REC_PATH */
+    uint16_t size8;
+    uint32_t file;                 /* file id, >= 1 */
+    uint64_t t;
+    uint64_t dev;
+    uint64_t ino;
+    int64_t  size;                 /* st_size when announced */
+    uint32_t kind;                 /* enum ioh_file_kind */
+    uint32_t flags;                /* IOH_PATH_* */
+    uint32_t open_flags;           /* O_* as opened, if known */
+    uint32_t path_len;             /* bytes of path that follow, no NUL */
+    /* char path[path_len], zero padded to 8 */
+};
+
+/* One stack of a call site: frames from the caller of the wrapped function
+ * outward. Each frame is struct ioh_site_frame followed by module_len bytes of
+ * module path and symbol_len bytes of symbol name, zero padded to 8. */
+struct ioh_rec_site {
+    uint16_t type;                 /* IOH_REC_SITE */
+    uint16_t size8;
+    uint32_t site;                 /* call-site id, >= 1 */
+    uint32_t nframes;
+    uint32_t reserved;
+};
+
+struct ioh_site_frame {
+    uint64_t pc;                   /* address in the process */
+    uint64_t module_offset;        /* pc minus the module's load base */
+    uint16_t module_len;
+    uint16_t symbol_len;
+    uint32_t symbol_offset;        /* pc minus the symbol's address, if known */
+};
+
+#endif
