@@ -109,7 +109,7 @@ static void print_event(FILE *o, const struct ioh_reader *r, const struct ioh_ev
         break;
     }
     print_ret(o, e->ret);
-    print_dur(o, e->dur);
+    print_dur(o, ioh_dur_decode(e->dur));
     if (e->site)
         fprintf(o, " site=%u", e->site);
     if (e->flags & IOH_EV_SHARED)

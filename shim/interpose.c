@@ -128,14 +128,13 @@ static void record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t
     ev->tid = ioh_tid();
     ev->fd = fd;
     ev->t = t;
-    ev->dur = ioh_clock_dur(c->t0, t1);
+    ev->dur = ioh_dur_encode(ioh_clock_dur(c->t0, t1));
     ev->off = off;
     ev->len = len;
     ev->ret = ret;
     ev->file = o ? o->file_id : 0;
     ev->site = site;
     ev->aux = aux;
-    ev->reserved = 0;
     ioh_trace_commit(ev, sizeof *ev);
 }
 

@@ -132,6 +132,12 @@ void ioh_options_load(void)
             ioh_warn("option %s = %s", g_desc[id].name, g_opt.str[id]);
 }
 
+void ioh_options_reload(void)
+{
+    g_opt.loaded = 0;
+    ioh_options_load();
+}
+
 int64_t ioh_opt_int(enum ioh_opt_id id) { return g_opt.num[id]; }
 const char *ioh_opt_str(enum ioh_opt_id id) { return g_opt.str[id]; }
 const char *ioh_opt_name(enum ioh_opt_id id) { return g_desc[id].name; }

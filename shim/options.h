@@ -34,6 +34,8 @@ enum ioh_opt_id {
 
 /* Read the environment once; later calls do nothing. Not signal-safe. */
 void ioh_options_load(void);
+/* Forget the loaded values and read the environment again (tests). */
+void ioh_options_reload(void);
 
 int64_t ioh_opt_int(enum ioh_opt_id id);          /* BOOL, INT, SIZE */
 const char *ioh_opt_str(enum ioh_opt_id id);      /* STRING, PATH; never NULL */

@@ -272,7 +272,7 @@ void ioh_trace_start(void)
     if (ioh_opt_str(IOH_OPT_TRACE_DIR)[0] == '\0')
         return;
     g.enabled = 1;
-    atomic_store(&ioh_trace.gen, 1);
+    atomic_fetch_add(&ioh_trace.gen, 1);
     int err = create_file();
     if (err < 0) {
         g.enabled = 0;

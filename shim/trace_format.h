@@ -110,15 +110,31 @@ struct ioh_event {                 /* 64 bytes */
     uint32_t tid;
     int32_t  fd;
     uint64_t t;                    /* start, CLOCK_MONOTONIC ns */
-    uint64_t dur;                  /* ns inside the real call */
     int64_t  off;                  /* file offset of the request, -1 if none */
     uint64_t len;                  /* requested bytes */
     int64_t  ret;                  /* result (bytes, fd, pid) or -errno */
+    uint32_t dur;                  /* time inside the real call: ioh_dur_decode */
     uint32_t file;                 /* file id (IOH_REC_PATH), 0 if none */
     uint32_t site;                 /* call-site id (IOH_REC_SITE), 0 if none */
     uint32_t aux;                  /* op-specific: flags, whence, advice, old fd */
-    uint32_t reserved;
 };
+
+_Static_assert(sizeof(struct ioh_event) == 64, "events are 64 bytes");
+
+/* Durations: nanoseconds below 2^31 (2.1 s); above, bit 31 set and the rest
+ * in microseconds (up to 35 minutes, then saturated). */
+static inline uint32_t ioh_dur_encode(uint64_t ns)
+{
+    if (ns < (1ull << 31))
+        return (uint32_t)ns;
+    uint64_t us = ns / 1000;
+    return (1u << 31) | (uint32_t)(us < (1ull << 31) ? us : (1ull << 31) - 1);
+}
+
+static inline uint64_t ioh_dur_decode(uint32_t d)
+{
+    return d & (1u << 31) ? (uint64_t)(d & ~(1u << 31)) * 1000 : d;
+}
 
 /* File kinds in ioh_rec_path.kind. */
 enum ioh_file_kind { IOH_FILE_OTHER = 0, IOH_FILE_REG, IOH_FILE_DIR, IOH_FILE_PIPE,
