@@ -1,0 +1,88 @@
+#!/bin/bash
+# test-loopdev.sh: loopdev.sh brings up an ext4 loop device with direct I/O and
+# read_ahead_kb = 128, idempotently, and tears it down without leftovers; the
+# read-ahead is really 128 KiB: a cold sequential read of 4 KiB read() calls
+# reaches the device as ~128 KiB requests, and 8 KiB reads after
+# POSIX_FADV_RANDOM (wrong_hint) as 8 KiB requests.
+# Runtime: about 5 s. Needs root and losetup (skipped otherwise).
+set -uo pipefail
+. "$(dirname "$0")/testlib.sh"
+
+[ "$(id -u)" = 0 ] || t_skip "needs root"
+command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null || t_skip "needs losetup and mkfs.ext4"
+[ -e /dev/loop-control ] || t_skip "no loop device support"
+t_bin
+L=$T_EX_DIR/storage/loopdev.sh
+DIR=$T_TMP/loop
+IMG=$DIR.img
+O=$T_TMP/out
+mkdir -p "$O"
+t_defer '"$L" destroy "$DIR"'
+
+if ! "$L" up "$DIR" 256M > "$O/up.log" 2>&1; then
+	cat "$O/up.log"
+	t_fail "loopdev.sh up $DIR 256M"
+	t_done
+fi
+t_ok "loopdev.sh up $DIR 256M"
+t_check "DIR is a mount point" mountpoint -q "$DIR"
+dev=$(findmnt -n -o SOURCE --mountpoint "$DIR")
+name=$(basename "$dev")
+t_check "mounted from a loop device ($dev)" test "${dev#/dev/loop}" != "$dev"
+t_check "ext4" test "$(findmnt -n -o FSTYPE --mountpoint "$DIR")" = ext4
+t_check "backed by $IMG" test "$(losetup -n -O BACK-FILE "$dev" | tr -d ' ')" = "$(realpath "$IMG")"
+t_check "direct I/O on" test "$(losetup -n -O DIO "$dev" | tr -d ' ')" = 1
+t_check "read_ahead_kb = 128" test "$(cat "/sys/block/$name/queue/read_ahead_kb")" = 128
+t_check "blockdev --getra = 256 sectors" test "$(blockdev --getra "$dev")" = 256
+
+echo 4096 > "/sys/block/$name/queue/read_ahead_kb"
+t_check "up again is idempotent" bash -c "'$L' up '$DIR' > /dev/null 2>&1"
+t_check "... and restores read_ahead_kb = 128" test "$(cat "/sys/block/$name/queue/read_ahead_kb")" = 128
+t_check "... on the same device" test "$(findmnt -n -o SOURCE --mountpoint "$DIR")" = "$dev"
+t_check "status" bash -c "'$L' status '$DIR' > /dev/null"
+
+"$T_BIN/gendata" bytes --size 32M --seed 21 "$T_TMP/data.bin"
+cp "$T_TMP/data.bin" "$DIR/data.bin"
+sync
+t_evict "$DIR/data.bin"
+t_check "data reads back identically" cmp -s "$T_TMP/data.bin" "$DIR/data.bin"
+
+# device_reads CMD...: run CMD on a cold file; print "requests KiB" that reached the device
+device_reads() {
+	local r0 s0 r1 s1
+	t_evict "$DIR/data.bin"
+	read -r r0 _ s0 _ < "/sys/block/$name/stat"
+	"$@" > /dev/null
+	read -r r1 _ s1 _ < "/sys/block/$name/stat"
+	echo "$((r1 - r0)) $(((s1 - s0) / 2))"
+}
+read -r n kib < <(device_reads dd if="$DIR/data.bin" of=/dev/null bs=4k status=none)
+echo "# cold sequential 4 KiB reads of 32 MiB: $n device reads, $kib KiB, avg $((kib / (n ? n : 1))) KiB"
+t_check "sequential: all 32 MiB came from the device" test "$kib" -ge 32768
+t_check "sequential: requests average 96-128 KiB (read-ahead 128 KiB)" \
+	test "$((kib / n))" -ge 96 -a "$((kib / n))" -le 128
+read -r n kib < <(device_reads "$T_BIN/wrong_hint" --hint random "$DIR/data.bin")
+echo "# wrong_hint --hint random: $n device reads, avg $((kib / (n ? n : 1))) KiB"
+t_check "FADV_RANDOM: 8 KiB requests, no read-ahead" test "$((kib / n))" -le 12
+read -r n kib < <(device_reads "$T_BIN/wrong_hint" --hint sequential "$DIR/data.bin")
+echo "# wrong_hint --hint sequential: $n device reads, avg $((kib / (n ? n : 1))) KiB"
+t_check "FADV_SEQUENTIAL: read-ahead doubles to ~256 KiB" \
+	test "$((kib / n))" -ge 160 -a "$((kib / n))" -le 256
+
+t_check "down" bash -c "'$L' down '$DIR' > /dev/null"
+t_check "down: not mounted" bash -c "! mountpoint -q '$DIR'"
+t_check "down: no loop device left on the image" test -z "$(losetup -n -O NAME -j "$IMG")"
+t_check "down: image kept" test -f "$IMG"
+t_check "down again is idempotent" bash -c "'$L' down '$DIR' > /dev/null"
+t_check "status when down exits 1" bash -c "! '$L' status '$DIR' > /dev/null"
+t_check "up reuses the image and its files" bash -c "'$L' up '$DIR' > /dev/null 2>&1 && cmp -s '$T_TMP/data.bin' '$DIR/data.bin'"
+t_check "destroy" bash -c "'$L' destroy '$DIR' > /dev/null"
+t_check "destroy: image removed, nothing attached" \
+	bash -c "! test -e '$IMG' && ! mountpoint -q '$DIR' 2>/dev/null && ! losetup -a | grep -q '$IMG'"
+
+mkdir -p "$T_TMP/other"
+mount -t tmpfs none "$T_TMP/other" && t_defer 'umount "$T_TMP/other"'
+t_check "up refuses a directory that is another mount point" \
+	bash -c "! '$L' up '$T_TMP/other' 64M 2>'$O/err' && grep -q 'already a mount point' '$O/err'"
+
+t_done
