@@ -31,22 +31,23 @@ struct site {
 
 /* The table is mmap'd on first use and never freed; slots are claimed with a
  * CAS on addr and then written only by the claiming thread. */
+int ioh__callsites_on;              /* set once at init */
+
 static struct {
-    int on;
     int depth;
     struct site *slots;
 } g;
 
 void ioh_callsite_init(void)
 {
-    g.on = IOH_HAVE_LIBUNWIND && ioh_opt_int(IOH_OPT_CALLSITES) && ioh_trace_enabled();
+    ioh__callsites_on = IOH_HAVE_LIBUNWIND && ioh_opt_int(IOH_OPT_CALLSITES) && ioh_trace_enabled();
     g.depth = (int)ioh_opt_int(IOH_OPT_STACK_DEPTH);
-    if (!g.on)
+    if (!ioh__callsites_on)
         return;
     long p = ioh_raw6(SYS_mmap, 0, SITE_SLOTS * sizeof(struct site), PROT_READ | PROT_WRITE,
                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if ((unsigned long)p > -4096ul) {
-        g.on = 0;
+        ioh__callsites_on = 0;
         return;
     }
     g.slots = (struct site *)p;
@@ -140,10 +141,8 @@ static void announce(uint32_t id, struct site *s, uint64_t t)
     ioh_trace_commit(r, size);
 }
 
-uint32_t ioh_callsite_id(void *caller, uint64_t t)
+uint32_t ioh__callsite_lookup(void *caller, uint64_t t)
 {
-    if (!g.on)
-        return 0;
     uintptr_t a = (uintptr_t)caller;
     uint32_t h = (uint32_t)((a * 0x9E3779B97F4A7C15ull) >> 52) & (SITE_SLOTS - 1);
     for (uint32_t probe = 0; probe < SITE_PROBES; probe++) {

@@ -19,6 +19,11 @@ void ioh_callsite_init(void);
 /* The site id of `caller` (a return address), capturing it if new; 0 if call
  * sites are off or the table is full. Announces the site's stack in the
  * current trace if needed. */
-uint32_t ioh_callsite_id(void *caller, uint64_t t);
+uint32_t ioh__callsite_lookup(void *caller, uint64_t t);
+extern int ioh__callsites_on;
+static inline uint32_t ioh_callsite_id(void *caller, uint64_t t)
+{
+    return ioh__callsites_on ? ioh__callsite_lookup(caller, t) : 0;
+}
 
 #endif

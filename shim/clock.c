@@ -7,14 +7,10 @@
  * longest baseline seen so far. Written by whichever thread re-anchors. */
 static struct {
     uint64_t tsc0, ns0;            /* set once in ioh_clock_init */
-    _Atomic uint64_t rate;         /* ns per tick, 32.32 fixed point */
     _Atomic uint64_t span_ns;      /* baseline the rate was computed over */
 } g_clock;
 
-uint64_t ioh_clock_rate(void)
-{
-    return atomic_load_explicit(&g_clock.rate, memory_order_relaxed);
-}
+_Atomic uint64_t ioh__clock_rate;  /* ns per tick, 32.32 fixed point */
 
 #if IOH_CLOCK_TSC
 static void calibrate_pair(uint64_t *tsc, uint64_t *ns)
@@ -36,7 +32,7 @@ static void refine(uint64_t tsc, uint64_t ns)
         return;
     __extension__ typedef unsigned __int128 u128;
     uint64_t rate = (uint64_t)(((u128)span << 32) / (tsc - g_clock.tsc0));
-    atomic_store_explicit(&g_clock.rate, rate, memory_order_relaxed);
+    atomic_store_explicit(&ioh__clock_rate, rate, memory_order_relaxed);
     atomic_store_explicit(&g_clock.span_ns, span, memory_order_relaxed);
 }
 #endif
@@ -51,7 +47,7 @@ void ioh_clock_init(void)
     while (ns - g_clock.ns0 < 50000);
     refine(tsc, ns);
 #else
-    atomic_store(&g_clock.rate, 1ull << 32);
+    atomic_store(&ioh__clock_rate, 1ull << 32);
 #endif
 }
 

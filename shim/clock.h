@@ -14,6 +14,7 @@
 #define IOH_CLOCK_H
 
 #include <stdint.h>
+#include <stdatomic.h>
 #include <time.h>
 
 static inline uint64_t ioh_clock_ns(clockid_t id)
@@ -42,8 +43,12 @@ struct ioh_clock_anchor {
 void ioh_clock_init(void);
 /* Refresh a thread's anchor (and refine the global rate). */
 void ioh_clock_reanchor(struct ioh_clock_anchor *a);
-/* The current rate in ns per tick, as 32.32 fixed point. */
-uint64_t ioh_clock_rate(void);
+/* The current rate in ns per tick, as 32.32 fixed point (clock.c). */
+extern _Atomic uint64_t ioh__clock_rate;
+static inline uint64_t ioh_clock_rate(void)
+{
+    return __atomic_load_n((uint64_t *)&ioh__clock_rate, __ATOMIC_RELAXED);
+}
 
 /* Ticks to CLOCK_MONOTONIC ns using the anchor; re-anchors after ~1 s. */
 static inline uint64_t ioh_clock_to_ns(struct ioh_clock_anchor *a, uint64_t ticks)

@@ -15,9 +15,9 @@
 #include "state.h"
 #include "trace_format.h"
 
-#define FD_PAGE_BITS 10
-#define FD_PAGE_SIZE (1u << FD_PAGE_BITS)
-#define FD_PAGES     1024u                  /* 1M descriptors */
+#define FD_PAGE_BITS IOH_FD_PAGE_BITS
+#define FD_PAGE_SIZE IOH_FD_PAGE_SIZE
+#define FD_PAGES     IOH_FD_PAGES
 #define OFD_CHUNK    128u
 
 #ifndef TRACEFS_MAGIC
@@ -32,8 +32,9 @@
 
 /* Process-wide descriptor state. Pages and ofds are allocated with mmap and
  * never freed (see fdtab.h, "Concurrency"). */
+_Atomic(struct ioh_fdent *) ioh__fd_pages[FD_PAGES];   /* set once, by CAS */
+
 static struct {
-    _Atomic(struct ioh_fdent *) pages[FD_PAGES];   /* set once under lock */
     _Atomic uint32_t lock_owner;                   /* tid holding the lock, 0 if free */
     struct ioh_ofd *free_list;                     /* guarded by the lock */
     _Atomic uint32_t next_file_id;                 /* trace file ids, from 1 */
@@ -78,23 +79,16 @@ void ioh_fdtab_init(void)
     atomic_compare_exchange_strong(&g_fd.next_file_id, &zero, 1);
 }
 
-struct ioh_fdent *ioh_fd_entry(int fd, int create)
+struct ioh_fdent *ioh__fd_entry_create(int fd)
 {
-    if (fd < 0 || (unsigned)fd >= FD_PAGES * FD_PAGE_SIZE)
-        return NULL;
     unsigned pi = (unsigned)fd >> FD_PAGE_BITS;
-    struct ioh_fdent *page = atomic_load_explicit(&g_fd.pages[pi], memory_order_acquire);
-    if (__builtin_expect(page != NULL, 1) || !create)
-        return page ? &page[fd & (FD_PAGE_SIZE - 1)] : NULL;
     struct ioh_fdent *fresh = map_zero(FD_PAGE_SIZE * sizeof *fresh);
     if (!fresh)
         return NULL;
-    struct ioh_fdent *expected = NULL;
-    if (!atomic_compare_exchange_strong(&g_fd.pages[pi], &expected, fresh)) {
+    struct ioh_fdent *expected = NULL, *page = fresh;
+    if (!atomic_compare_exchange_strong(&ioh__fd_pages[pi], &expected, fresh)) {
         ioh_raw2(SYS_munmap, fresh, FD_PAGE_SIZE * sizeof *fresh);
         page = expected;
-    } else {
-        page = fresh;
     }
     return &page[fd & (FD_PAGE_SIZE - 1)];
 }
@@ -250,11 +244,9 @@ static void entry_set(struct ioh_fdent *e, struct ioh_ofd *o)
     ofd_release(old);
 }
 
-struct ioh_ofd *ioh_fd_get(int fd)
+struct ioh_ofd *ioh__fd_discover(int fd)
 {
-    struct ioh_ofd *o = ioh_fd_lookup(fd);
-    if (__builtin_expect(o != NULL, 1))
-        return o;
+    struct ioh_ofd *o;
     struct ioh_fdent *e = ioh_fd_entry(fd, 1);
     if (!e || !fd_lock())
         return NULL;
@@ -298,7 +290,7 @@ void ioh_fd_closed_range(unsigned lo, unsigned hi)
     if (!fd_lock())
         return;
     for (unsigned pi = lo >> FD_PAGE_BITS; pi <= hi >> FD_PAGE_BITS; pi++) {
-        struct ioh_fdent *page = atomic_load(&g_fd.pages[pi]);
+        struct ioh_fdent *page = atomic_load(&ioh__fd_pages[pi]);
         if (!page)
             continue;
         unsigned first = pi == lo >> FD_PAGE_BITS ? lo & (FD_PAGE_SIZE - 1) : 0;
@@ -381,7 +373,7 @@ void ioh_fdtab_fork_child(void)
 void ioh_fdtab_foreach(void (*fn)(int fd, struct ioh_ofd *o, void *arg), void *arg)
 {
     for (unsigned pi = 0; pi < FD_PAGES; pi++) {
-        struct ioh_fdent *page = atomic_load(&g_fd.pages[pi]);
+        struct ioh_fdent *page = atomic_load(&ioh__fd_pages[pi]);
         if (!page)
             continue;
         for (unsigned i = 0; i < FD_PAGE_SIZE; i++) {

@@ -68,9 +68,26 @@ struct ioh_fdent {
 
 void ioh_fdtab_init(void);
 
+#define IOH_FD_PAGE_BITS 10
+#define IOH_FD_PAGE_SIZE (1u << IOH_FD_PAGE_BITS)
+#define IOH_FD_PAGES     1024u                  /* 1M descriptors */
+
+/* The table's pages; each set once (fdtab.c). */
+extern _Atomic(struct ioh_fdent *) ioh__fd_pages[IOH_FD_PAGES];
+struct ioh_fdent *ioh__fd_entry_create(int fd);
+
 /* The entry for fd (NULL if fd is out of range or its page does not exist and
  * create is 0). Lock-free. */
-struct ioh_fdent *ioh_fd_entry(int fd, int create);
+static inline struct ioh_fdent *ioh_fd_entry(int fd, int create)
+{
+    if (__builtin_expect((unsigned)fd >= IOH_FD_PAGES * IOH_FD_PAGE_SIZE, 0))
+        return NULL;
+    struct ioh_fdent *page = atomic_load_explicit(&ioh__fd_pages[(unsigned)fd >> IOH_FD_PAGE_BITS],
+                                                  memory_order_acquire);
+    if (__builtin_expect(page != NULL, 1))
+        return &page[fd & (IOH_FD_PAGE_SIZE - 1)];
+    return create ? ioh__fd_entry_create(fd) : NULL;
+}
 
 /* The ofd of fd if the shim knows it; NULL otherwise. Lock-free. */
 static inline struct ioh_ofd *ioh_fd_lookup(int fd)
@@ -81,7 +98,12 @@ static inline struct ioh_ofd *ioh_fd_lookup(int fd)
 
 /* The ofd of fd, discovering an fd the shim never saw opened (inherited, or
  * opened by code we do not wrap) with fstat. NULL if fd is not open. */
-struct ioh_ofd *ioh_fd_get(int fd);
+struct ioh_ofd *ioh__fd_discover(int fd);
+static inline struct ioh_ofd *ioh_fd_get(int fd)
+{
+    struct ioh_ofd *o = ioh_fd_lookup(fd);
+    return __builtin_expect(o != NULL, 1) ? o : ioh__fd_discover(fd);
+}
 
 /* fd was just opened (by open*, creat, fopen, fdopen...). path is what the
  * program passed (may be NULL); the absolute path is read back from /proc.

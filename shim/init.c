@@ -25,13 +25,11 @@
 __thread struct ioh_thread ioh_tls __attribute__((tls_model("initial-exec")));
 _Atomic int ioh_mode;
 
-uint32_t ioh_tid(void)
+uint32_t ioh__tid_slow(void)
 {
     struct ioh_thread *t = &ioh_tls;
-    if (__builtin_expect(t->tid == 0, 0)) {
-        t->tid = (uint32_t)ioh_raw_gettid();
-        t->pid = (uint32_t)ioh_raw_getpid();
-    }
+    t->tid = (uint32_t)ioh_raw_gettid();
+    t->pid = (uint32_t)ioh_raw_getpid();
     return t->tid;
 }
 
@@ -97,11 +95,9 @@ static void init(void)
     atomic_store_explicit(&ioh_mode, mode, memory_order_release);
 }
 
-int ioh_ensure_init(void)
+int ioh__init_slow(void)
 {
-    int m = atomic_load_explicit(&ioh_mode, memory_order_acquire);
-    if (__builtin_expect(m >= IOH_MODE_OFF, 1))
-        return m;
+    int m;
     int expected = IOH_MODE_UNINIT;
     if (atomic_compare_exchange_strong(&ioh_mode, &expected, IOH_MODE_INITIALIZING)) {
         init();

@@ -115,7 +115,8 @@ static void record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t
     if (!ioh_trace_enabled())
         return;
     uint64_t t = ioh_trace_ns(c->t0);
-    if (o)
+    if (o && __builtin_expect(atomic_load_explicit(&o->announced, memory_order_relaxed) !=
+                              ioh_trace_gen(), 0))
         ioh_trace_announce(o, t);
     uint32_t site = ioh_callsite_id(caller, t);
     struct ioh_event *ev = ioh_trace_reserve(sizeof *ev);

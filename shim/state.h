@@ -33,8 +33,14 @@ struct ioh_thread {
 
 extern __thread struct ioh_thread ioh_tls __attribute__((tls_model("initial-exec")));
 
-/* The calling thread's kernel tid, cached; correct after fork. */
-uint32_t ioh_tid(void);
+/* The calling thread's kernel tid, cached; correct after fork (the atfork
+ * child handler clears the cache). */
+uint32_t ioh__tid_slow(void);
+static inline uint32_t ioh_tid(void)
+{
+    uint32_t tid = ioh_tls.tid;
+    return __builtin_expect(tid != 0, 1) ? tid : ioh__tid_slow();
+}
 
 /* Process-wide mode, set by ioh_init() (shim/init.c). */
 enum ioh_mode {
@@ -48,6 +54,11 @@ enum ioh_mode {
 extern _Atomic int ioh_mode;
 
 /* Make sure ioh_init has run; returns the mode now in force. Cheap when done. */
-int ioh_ensure_init(void);
+int ioh__init_slow(void);
+static inline int ioh_ensure_init(void)
+{
+    int m = atomic_load_explicit(&ioh_mode, memory_order_acquire);
+    return __builtin_expect(m >= IOH_MODE_OFF, 1) ? m : ioh__init_slow();
+}
 
 #endif

@@ -26,7 +26,6 @@ struct ioh_trace_state ioh_trace;
  * record, both single-threaded moments or under the grow lock); `mapped` only
  * under the grow lock. */
 static struct {
-    int enabled;                   /* IOHINT_TRACE_DIR was set */
     int need_new;                  /* fork child: open a file on first record */
     char path[4096];
     char *base;                    /* start of the reserved address range */
@@ -38,7 +37,6 @@ static struct {
     int warned_grow, warned_full, warned_open;
 } g;
 
-int ioh_trace_enabled(void) { return g.enabled; }
 const char *ioh_trace_path(void) { return ioh_trace.hdr ? g.path : ""; }
 
 /* ---- small async-signal-safe helpers (used in a fork child) ---- */
@@ -271,11 +269,11 @@ void ioh_trace_start(void)
 {
     if (ioh_opt_str(IOH_OPT_TRACE_DIR)[0] == '\0')
         return;
-    g.enabled = 1;
+    ioh_trace.enabled = 1;
     atomic_fetch_add(&ioh_trace.gen, 1);
     int err = create_file();
     if (err < 0) {
-        g.enabled = 0;
+        ioh_trace.enabled = 0;
         ioh_warn("cannot create a trace file in %s: %s; tracing is off",
                  ioh_opt_str(IOH_OPT_TRACE_DIR), strerror(-err));
     }
@@ -339,7 +337,7 @@ static int claim_segment(struct ioh_thread *t)
 void *ioh__trace_reserve_slow(size_t bytes)
 {
     struct ioh_thread *t = &ioh_tls;
-    if (!g.enabled)
+    if (!ioh_trace.enabled)
         return NULL;
     if (g.need_new) {
         /* First record of a fork child: its own file. Only this thread runs
@@ -354,7 +352,7 @@ void *ioh__trace_reserve_slow(size_t bytes)
             if (old)
                 ioh_raw2(SYS_munmap, old, (long)old_size);
             if (err < 0) {
-                g.enabled = 0;
+                ioh_trace.enabled = 0;
                 ioh_trace.hdr = NULL;
                 grow_unlock();
                 ioh_warn("cannot create a trace file for this child in %s: %s; tracing is off",
@@ -415,7 +413,7 @@ void ioh_trace_announce(struct ioh_ofd *o, uint64_t t)
 
 void ioh_trace_fork_prepare(void)
 {
-    g.fork_held = g.enabled ? (uint32_t)grow_lock() : 0;
+    g.fork_held = ioh_trace.enabled ? (uint32_t)grow_lock() : 0;
 }
 
 void ioh_trace_fork_parent(void)
@@ -429,7 +427,7 @@ void ioh_trace_fork_child(void)
 {
     atomic_store(&g.grow_owner, 0);
     g.fork_held = 0;
-    if (!g.enabled)
+    if (!ioh_trace.enabled)
         return;
     /* The mapping is shared with the parent: never write to it again. */
     g.need_new = 1;

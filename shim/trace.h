@@ -33,6 +33,9 @@ struct ioh_ofd;
 
 /* Process-wide writer state; see trace.c for who writes which field. */
 struct ioh_trace_state {
+    int enabled;                   /* IOHINT_TRACE_DIR asked for traces and a
+                                      file could be made (or will be, in a
+                                      fork child) */
     struct ioh_trace_header *hdr;  /* mapping of the current file, NULL if off */
     _Atomic uint32_t gen;          /* bumped when the file changes (fork) */
     uint32_t seg_size;
@@ -42,7 +45,10 @@ struct ioh_trace_state {
 extern struct ioh_trace_state ioh_trace;
 
 /* Is tracing on for this process (a file exists or will after fork)? */
-int ioh_trace_enabled(void);
+static inline int ioh_trace_enabled(void)
+{
+    return ioh_trace.enabled;
+}
 
 /* Open the trace file if IOHINT_TRACE_DIR asks for one. Warns once and leaves
  * tracing off on failure. Called from ioh_init. */
