@@ -12,6 +12,7 @@ static const struct {
 } g_cmds[] = {
     {"run", ioh_cmd_run, "run [-o TRACE_DIR] [--no-trace] -- CMD [ARGS...]   trace a program"},
     {"dump", ioh_cmd_dump, "dump [--no-header] TRACE|DIR...                  print a trace"},
+    {"export", ioh_cmd_export, "export --format fio|perfetto|csv [-o FILE] TRACE|DIR...  convert"},
 };
 
 static void usage(FILE *to)
