@@ -46,7 +46,7 @@ small)
 large)
 	bytes_size=1G; ints=14081466; est_size=1600M; blocks_size=1G
 	windowed_count=95651; sparse_count=10000
-	chroms=8; chrom_len=128M; pairs=3400000; bed_regions=1000; faidx_regions=1000; need_gb=8 ;;
+	chroms=8; chrom_len=128M; pairs=3500000; bed_regions=1000; faidx_regions=1000; need_gb=8 ;;
 *)
 	ex_die "SIZE must be small or large" ;;
 esac

@@ -5,7 +5,7 @@
 # shim (if the shim is built; IOHINT_TEST_SHIM=0 skips that part).
 # Independent checks: wrong_hint's checksum is gendata's hash of the file, the
 # tiny_reads sum is od+awk's, seek and reservoir agree when sampling everything.
-# Runtime: about 5 s. Needs samtools (skipped otherwise).
+# Runtime: about 2-5 s. Needs samtools (skipped otherwise).
 set -uo pipefail
 . "$(dirname "$0")/testlib.sh"
 

@@ -4,7 +4,7 @@
 # read-ahead is really 128 KiB: a cold sequential read of 4 KiB read() calls
 # reaches the device as ~128 KiB requests, and 8 KiB reads after
 # POSIX_FADV_RANDOM (wrong_hint) as 8 KiB requests.
-# Runtime: about 5 s. Needs root and losetup (skipped otherwise).
+# Runtime: about 1-2 s. Needs root and losetup (skipped otherwise).
 set -uo pipefail
 . "$(dirname "$0")/testlib.sh"
 
