@@ -1,0 +1,235 @@
+# lib.sh - helpers shared by the integration test scripts (sourced, bash).
+#
+# Environment (set by tests/integration/meson.build):
+#   IOHINT       the iohint command          IOHINT_LIB  libiohint.so
+#   TRACECHECK   tracecheck                 PROGS       directory of test programs
+#
+# Every script gets a private temp directory $T (removed at exit unless
+# IOHINT_TEST_KEEP=1). A case is run twice by `same_output NAME -- CMD...`:
+# plainly in $T/NAME/plain and under `iohint run -q -o $T/NAME/trace` in
+# $T/NAME/shim (each its own cwd, so output files can be compared), and must
+# give byte-identical stdout and stderr, the same exit status and the same
+# files. It then leaves TRACE=$T/NAME/trace for `tc` (tracecheck) assertions.
+
+set -euo pipefail
+
+: "${IOHINT:?IOHINT must name the iohint command}"
+: "${IOHINT_LIB:?IOHINT_LIB must name libiohint.so}"
+: "${TRACECHECK:?TRACECHECK must name the tracecheck program}"
+IOHINT=$(realpath "$IOHINT") IOHINT_LIB=$(realpath "$IOHINT_LIB") TRACECHECK=$(realpath "$TRACECHECK")
+export IOHINT IOHINT_LIB TRACECHECK
+export LC_ALL=C
+# Keep the commands' own behaviour independent of the caller's environment.
+unset IOHINT_TRACE_DIR LD_PRELOAD POSIXLY_CORRECT GREP_OPTIONS 2>/dev/null || true
+
+TEST_NAME=$(basename "$0" .sh)
+T=$(mktemp -d "${TMPDIR:-/tmp}/ioh-$TEST_NAME.XXXXXX")
+T=$(realpath "$T")
+CASES=0
+
+cleanup() {
+    local rc=$?
+    if [[ $rc -ne 0 || ${IOHINT_TEST_KEEP:-0} == 1 ]]; then
+        echo "$TEST_NAME: files kept in $T" >&2
+    else
+        rm -rf "$T"
+    fi
+}
+trap cleanup EXIT
+trap 'echo "$TEST_NAME: FAIL: command failed at line $LINENO: $BASH_COMMAND" >&2' ERR
+
+fail() {
+    echo "$TEST_NAME: FAIL: $*" >&2
+    exit 1
+}
+
+note() {
+    echo "$TEST_NAME: $*"
+}
+
+skip() {
+    echo "$TEST_NAME: SKIP: $*"
+    exit 77
+}
+
+fsize() {
+    stat -c %s "$1"
+}
+
+# Show the first lines of a file, indented, for failure messages.
+show() {
+    sed -n '1,20{s/^/    | /;p}' "$1" >&2
+}
+
+# Run CMD (with a time limit) with and without the shim; see the top.
+# Options before --:  --in FILE  (stdin for both runs; default /dev/null)
+#                     --rc N     (the expected exit status; default 0)
+same_output() {
+    local name=$1
+    shift
+    local input=/dev/null want_rc=0
+    while [[ $1 != -- ]]; do
+        case $1 in
+        --in) input=$2; shift 2 ;;
+        --rc) want_rc=$2; shift 2 ;;
+        *) fail "same_output: bad option $1" ;;
+        esac
+    done
+    shift
+    local d=$T/$name
+    [[ ! -e $d ]] || fail "same_output: case name '$name' used twice"
+    mkdir -p "$d/plain" "$d/shim"
+    local rc_plain=0 rc_shim=0
+    (cd "$d/plain" && timeout -k 5 40 "$@" <"$input" >"$d/plain.out" 2>"$d/plain.err") || rc_plain=$?
+    (cd "$d/shim" && timeout -k 5 40 "$IOHINT" run -q -o "$d/trace" -- "$@" \
+        <"$input" >"$d/shim.out" 2>"$d/shim.err") || rc_shim=$?
+    [[ $rc_plain -ne 124 ]] || fail "$name: timed out without the shim: $*"
+    [[ $rc_shim -ne 124 ]] || fail "$name: timed out under the shim (hang?): $*"
+    [[ $rc_plain -eq $want_rc ]] ||
+        { show "$d/plain.err"; fail "$name: exit status $rc_plain without the shim, expected $want_rc: $*"; }
+    [[ $rc_shim -eq $rc_plain ]] ||
+        { show "$d/shim.err"; fail "$name: exit status $rc_shim under the shim, $rc_plain without: $*"; }
+    cmp -s "$d/plain.out" "$d/shim.out" ||
+        { { cmp "$d/plain.out" "$d/shim.out" 2>&1 || true
+            diff -a <(cut -c1-200 "$d/plain.out") <(cut -c1-200 "$d/shim.out") | head -20 || true; } |
+              sed 's/^/    | /' >&2
+          fail "$name: stdout differs under the shim ($(fsize "$d/plain.out") vs $(fsize "$d/shim.out") bytes): $*"; }
+    cmp -s "$d/plain.err" "$d/shim.err" ||
+        { diff "$d/plain.err" "$d/shim.err" | head -20 >&2 || true
+          fail "$name: stderr differs under the shim: $*"; }
+    diff -r "$d/plain" "$d/shim" >&2 ||
+        fail "$name: the files the program wrote differ under the shim: $*"
+    [[ -d $d/trace ]] && compgen -G "$d/trace/*.iohtrace" >/dev/null ||
+        fail "$name: no trace file was written: $*"
+    dump_ok "$d/trace"
+    TRACE=$d/trace
+    CASE=$name
+    CASE_CMD=("$@")
+    CASES=$((CASES + 1))
+}
+
+# `iohint dump` must read every trace without error or warning.
+dump_ok() {
+    local out=$T/dump.$$.txt err=$T/dump.$$.err
+    "$IOHINT" dump "$@" >"$out" 2>"$err" ||
+        { show "$err"; fail "iohint dump failed on $*"; }
+    [[ ! -s $err ]] || { show "$err"; fail "iohint dump warned on $*"; }
+    grep -q '^# iohint trace v' "$out" || fail "iohint dump printed no header for $*"
+    rm -f "$out" "$err"
+}
+
+# dump_has PATTERN TRACE...: `iohint dump` output has a line matching PATTERN
+# (grep -E). Dumps to a file first: `dump | grep -q` fails under pipefail.
+dump_has() {
+    local pat=$1 out=$T/dump_has.$$.txt
+    shift
+    "$IOHINT" dump "$@" >"$out" 2>&1 || { show "$out"; fail "iohint dump failed on $*"; }
+    grep -Eq -- "$pat" "$out"
+    local rc=$?
+    rm -f "$out"
+    return $rc
+}
+
+# tc ARGS...: run tracecheck on the current case's trace with assertions.
+tc() {
+    local out=$T/tc.out
+    if ! "$TRACECHECK" "$@" "$TRACE" >"$out" 2>&1; then
+        echo "--- trace summary for case $CASE:" >&2
+        cat "$out" >&2
+        fail "$CASE: trace assertions failed: tracecheck $*"
+    fi
+}
+
+# tc_covers FILE [EXTRA ASSERTIONS...]: the trace covers all of FILE.
+tc_covers() {
+    local f=$1
+    shift
+    tc -p "$f" --covered "$(fsize "$f")" "$@"
+}
+
+# A deterministic text file of about N bytes (numbered lines of varying length).
+make_text() {
+    local f=$1 n=$2
+    awk -v n="$n" 'BEGIN { srand(7); t = 0;
+        for (i = 1; t < n; i++) {
+            l = sprintf("%07d %s", i, substr("the quick brown fox jumps over the lazy dog 0123456789", 1 + int(rand() * 40)));
+            print l; t += length(l) + 1 } }' >"$f"
+}
+
+# A random binary file of N bytes (the same for both runs of a case).
+make_bin() {
+    head -c "$2" </dev/urandom >"$1"
+}
+
+done_ok() {
+    note "OK ($CASES cases)"
+}
+
+# strace_ranges FILE -- CMD...: the byte ranges of FILE that CMD's read system
+# calls returned, by strace (the kernel's truth, no shim involved), printed as
+# tracecheck's --ranges LIST. Follows read/readv (at the tracked offset),
+# pread64/preadv (explicit offset), lseek and openat per descriptor; for
+# programs that read FILE in one process through these calls.
+strace_ranges() {
+    local file=$1
+    shift
+    [[ $1 == -- ]] && shift
+    local log=$T/strace.$$.log
+    (cd "$T" && strace -qq -y -e trace=openat,open,read,pread64,readv,preadv,preadv2,lseek,dup,dup2,dup3 \
+        -o "$log" -- "$@" >/dev/null 2>&1) || true
+    /usr/bin/python3 - "$file" "$log" <<'PY'
+import re, sys
+path, log = sys.argv[1], sys.argv[2]
+call = re.compile(r'^(\w+)\((-?\d+|AT_FDCWD)(?:<([^>]*)>)?(.*)\)\s+=\s+(-?\d+)(?:<([^>]*)>)?')
+off, ranges = {}, []
+for line in open(log, errors='replace'):
+    m = call.match(line)
+    if not m:
+        continue
+    name, fd, fpath, rest, ret, rpath = m.groups()
+    ret = int(ret)
+    if name in ('openat', 'open'):
+        if ret >= 0:
+            off[ret] = 0
+        continue
+    if name in ('dup', 'dup2', 'dup3'):
+        continue       # a dup shares the offset: not followed, keep programs simple
+    fd = int(fd)
+    if name == 'lseek':
+        if ret >= 0:
+            off[fd] = ret
+        continue
+    if ret <= 0:
+        continue
+    if name in ('read', 'readv'):
+        at = off.get(fd, 0)
+        off[fd] = at + ret
+    else:               # pread64, preadv, preadv2: the offset is the last argument
+        at = int(re.findall(r'-?\d+', rest)[-1])
+        if at < 0:      # preadv2 with -1: the current offset
+            at = off.get(fd, 0)
+            off[fd] = at + ret
+    if fpath == path:
+        ranges.append((at, at + ret))
+ranges.sort()
+merged = []
+for lo, hi in ranges:
+    if merged and lo <= merged[-1][1]:
+        merged[-1][1] = max(merged[-1][1], hi)
+    else:
+        merged.append([lo, hi])
+print(','.join('[%d,%d)' % (lo, hi) for lo, hi in merged) or '-')
+PY
+    rm -f "$log"
+}
+
+# tc_strace FILE [ASSERTIONS...]: the current case's trace covers exactly the
+# ranges of FILE that strace sees the same command read (run again plainly).
+tc_strace() {
+    local f=$1
+    shift
+    local want
+    want=$(strace_ranges "$f" -- "${CASE_CMD[@]}")
+    [[ $want != - ]] || fail "$CASE: strace saw no read of $f: the oracle is broken"
+    tc -p "$f" --ranges "$want" "$@"
+}

@@ -1,0 +1,34 @@
+#!/bin/bash
+# closefrom(3), close_range(3, ~0U, 0) and syscall(SYS_close_range), each
+# followed by opening and writing a file that gets a just-freed number. The
+# files must hold only the program's bytes - never trace records
+# (INTERPOSITION.md section 10) - and the reads made after each close must
+# still be in the trace.
+source "$(dirname "$0")/lib.sh"
+
+f=$T/in.txt
+make_text "$f" 70000
+
+same_output closefrom -- "$PROGS/closefrom" "$f"
+for i in 1 2 3; do
+    out=$T/closefrom/shim/out$i.txt
+    [[ -f $out ]] || fail "out$i.txt was not written under the shim"
+    [[ $(fsize "$out") -eq 20000 ]] ||
+        fail "out$i.txt has $(fsize "$out") bytes under the shim, expected 20000 (foreign bytes?)"
+    cmp -s "$out" <(tail -c +$((1000 + (i - 1) * 20000 + 1)) "$f" | head -c 20000) ||
+        fail "out$i.txt under the shim is not the program's data"
+done
+grep -q "^out1.txt: fd 3," "$T/closefrom/shim.out" ||
+    fail "out1.txt did not get fd 3 after closefrom(3): the test lost its point"
+# First read [0,1000), then one range per output file, all after a close.
+tc -p "$f" --ranges "[0,61000)" --bytes 61000 --only-ops read
+
+# python's subprocess children close every fd above 2 before exec: the child
+# here writes a file right after; the trace of the child must be whole too.
+same_output py_close_range -- /usr/bin/python3 -c '
+import os, subprocess, sys
+subprocess.run([sys.argv[1], sys.argv[2]], close_fds=True, check=True)
+print(open("out1.txt").read(20) == open(sys.argv[2]).read(1020)[1000:])' "$PROGS/closefrom" "$f"
+grep -qx True "$T/py_close_range/shim.out" || fail "py_close_range: out1.txt has foreign bytes"
+
+done_ok

@@ -1,0 +1,63 @@
+#!/bin/bash
+# `iohint run` (INTERPOSITION.md section 12): the shim is silently not
+# applied to static and setuid programs, so the launcher must warn; a normal
+# run reports its one trace file; and the exit status is the program's.
+source "$(dirname "$0")/lib.sh"
+
+f=$T/in.txt
+make_text "$f" 1000
+
+# A normal run: "1 trace file", stdout untouched, exit status passed through.
+"$IOHINT" run -o "$T/tr.normal" -- cat "$f" >"$T/normal.out" 2>"$T/normal.err" ||
+    fail "iohint run cat failed"
+cmp -s "$f" "$T/normal.out" || fail "iohint run changed cat's output"
+grep -q "^iohint: 1 trace file in $T/tr.normal\$" "$T/normal.err" ||
+    { show "$T/normal.err"; fail "a normal run did not report '1 trace file'"; }
+! grep -q warning "$T/normal.err" || { show "$T/normal.err"; fail "a normal run warned"; }
+rc=0
+"$IOHINT" run -q -o "$T/tr.rc" -- bash -c 'exit 7' 2>"$T/rc.err" || rc=$?
+[[ $rc -eq 7 ]] || fail "iohint run returned $rc for a program that exited 7"
+[[ ! -s $T/rc.err ]] || { show "$T/rc.err"; fail "iohint run -q printed something"; }
+CASES=$((CASES + 2))
+
+# A static program: warned about, and indeed not traced.
+if [[ ${HAVE_STATIC:-0} == 1 && -x $PROGS/static_hello ]]; then
+    "$IOHINT" run -o "$T/tr.static" -- "$PROGS/static_hello" >"$T/static.out" 2>"$T/static.err" ||
+        fail "iohint run static_hello failed"
+    grep -qx "static hello" "$T/static.out" || fail "static_hello printed the wrong thing"
+    grep -q "warning: .*static_hello is statically linked" "$T/static.err" ||
+        { show "$T/static.err"; fail "no warning for a static program"; }
+    grep -q "^iohint: 0 trace files" "$T/static.err" ||
+        { show "$T/static.err"; fail "a static program should leave no trace file"; }
+    CASES=$((CASES + 1))
+else
+    note "no static libc (libc6-dev's libc.a): the static-binary case is skipped"
+fi
+
+# A setuid copy of a program. As root the loader still honours LD_PRELOAD
+# (real and effective uid are equal), but the launcher must warn regardless.
+cp /bin/cat "$T/suid-cat"
+chmod u+s "$T/suid-cat"
+"$IOHINT" run -o "$T/tr.suid" -- "$T/suid-cat" "$f" >"$T/suid.out" 2>"$T/suid.err" ||
+    fail "iohint run suid-cat failed"
+cmp -s "$f" "$T/suid.out" || fail "iohint run changed suid-cat's output"
+grep -q "warning: .*suid-cat is set-user/group-ID" "$T/suid.err" ||
+    { show "$T/suid.err"; fail "no warning for a setuid program"; }
+chmod u-s,g+s "$T/suid-cat"
+"$IOHINT" run -o "$T/tr.sgid" -- "$T/suid-cat" "$f" >/dev/null 2>"$T/sgid.err" ||
+    fail "iohint run sgid-cat failed"
+grep -q "warning: .*suid-cat is set-user/group-ID" "$T/sgid.err" ||
+    { show "$T/sgid.err"; fail "no warning for a setgid program"; }
+CASES=$((CASES + 2))
+
+# Found through PATH too.
+mkdir "$T/bin"
+cp /bin/cat "$T/bin/suidcat2"
+chmod u+s "$T/bin/suidcat2"
+PATH=$T/bin:$PATH "$IOHINT" run -o "$T/tr.path" -- suidcat2 "$f" >/dev/null 2>"$T/path.err" ||
+    fail "iohint run suidcat2 (from PATH) failed"
+grep -q "warning: .*suidcat2 is set-user/group-ID" "$T/path.err" ||
+    { show "$T/path.err"; fail "no warning for a setuid program found through PATH"; }
+CASES=$((CASES + 1))
+
+done_ok
