@@ -1197,7 +1197,8 @@ static void stream_record(struct stream *s, uint16_t op, uint64_t len, int64_t g
     record(op, s->fd, s->o, s->pos == NOPOS ? -1 : s->pos, len, got, 0, c, caller);
 }
 
-static size_t do_fread(void *ptr, size_t size, size_t n, FILE *f, int unlocked, void *caller)
+static size_t do_fread(void *ptr, size_t size, size_t n, FILE *f, int unlocked, uint16_t flags,
+                       void *caller)
 {
     size_t (*fn)(void *, size_t, size_t, FILE *) = unlocked ? ioh_real.fread_unlocked
                                                             : ioh_real.fread;
@@ -1212,6 +1213,7 @@ static size_t do_fread(void *ptr, size_t size, size_t n, FILE *f, int unlocked, 
     int e0 = errno;
     stream_begin(&s, f);
     enter(&c);
+    c.flags |= flags;
     errno = e0;
     size_t r = fn(ptr, size, n, f);
     int err = errno;
@@ -1224,29 +1226,29 @@ static size_t do_fread(void *ptr, size_t size, size_t n, FILE *f, int unlocked, 
 
 IOH_EXPORT size_t fread(void *ptr, size_t size, size_t n, FILE *f)
 {
-    return do_fread(ptr, size, n, f, 0, CALLER());
+    return do_fread(ptr, size, n, f, 0, 0, CALLER());
 }
 
 IOH_EXPORT size_t fread_unlocked(void *ptr, size_t size, size_t n, FILE *f)
 {
-    return do_fread(ptr, size, n, f, 1, CALLER());
+    return do_fread(ptr, size, n, f, 1, 0, CALLER());
 }
 
 IOH_EXPORT size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f)
 {
     if (n > 0 && (size * n / n != size || size * n > ptrlen))
         __chk_fail();
-    return do_fread(ptr, size, n, f, 0, CALLER());
+    return do_fread(ptr, size, n, f, 0, IOH_EV_FORTIFY, CALLER());
 }
 
 IOH_EXPORT size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f)
 {
     if (n > 0 && (size * n / n != size || size * n > ptrlen))
         __chk_fail();
-    return do_fread(ptr, size, n, f, 1, CALLER());
+    return do_fread(ptr, size, n, f, 1, IOH_EV_FORTIFY, CALLER());
 }
 
-static char *do_fgets(char *buf, int n, FILE *f, int unlocked, void *caller)
+static char *do_fgets(char *buf, int n, FILE *f, int unlocked, uint16_t flags, void *caller)
 {
     char *(*fn)(char *, int, FILE *) = unlocked ? ioh_real.fgets_unlocked : ioh_real.fgets;
     if (!fn) {
@@ -1260,6 +1262,7 @@ static char *do_fgets(char *buf, int n, FILE *f, int unlocked, void *caller)
     int e0 = errno;
     stream_begin(&s, f);
     enter(&c);
+    c.flags |= flags;
     errno = e0;
     char *r = fn(buf, n, f);
     int err = errno;
@@ -1273,26 +1276,26 @@ static char *do_fgets(char *buf, int n, FILE *f, int unlocked, void *caller)
 
 IOH_EXPORT char *fgets(char *buf, int n, FILE *f)
 {
-    return do_fgets(buf, n, f, 0, CALLER());
+    return do_fgets(buf, n, f, 0, 0, CALLER());
 }
 
 IOH_EXPORT char *fgets_unlocked(char *buf, int n, FILE *f)
 {
-    return do_fgets(buf, n, f, 1, CALLER());
+    return do_fgets(buf, n, f, 1, 0, CALLER());
 }
 
 IOH_EXPORT char *__fgets_chk(char *buf, size_t size, int n, FILE *f)
 {
     if (n < 0 || (size_t)n > size)
         __chk_fail();
-    return do_fgets(buf, n, f, 0, CALLER());
+    return do_fgets(buf, n, f, 0, IOH_EV_FORTIFY, CALLER());
 }
 
 IOH_EXPORT char *__fgets_unlocked_chk(char *buf, size_t size, int n, FILE *f)
 {
     if (n < 0 || (size_t)n > size)
         __chk_fail();
-    return do_fgets(buf, n, f, 1, CALLER());
+    return do_fgets(buf, n, f, 1, IOH_EV_FORTIFY, CALLER());
 }
 
 static ssize_t do_getdelim(char **line, size_t *cap, int delim, FILE *f,
