@@ -220,6 +220,18 @@ static int64_t stdio_unavailable(void)
     return -1;
 }
 
+/* The table of real functions, resolved. A wrapper can run before our
+ * constructor - another library's constructor calls fopen first (measured,
+ * INTERPOSITION.md section 2) - and must not find the table empty and fail
+ * the call with ENOSYS. For the wrappers that read ioh_real before observe();
+ * one load once the shim is initialised. */
+static inline const struct ioh_real *real(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&ioh_mode, memory_order_acquire) < IOH_MODE_OFF, 0))
+        ioh_real_ensure();
+    return &ioh_real;
+}
+
 /* ------------------------------------------------------------------------ */
 /* read, pread, readv, preadv                                                */
 
@@ -655,7 +667,7 @@ static void record_proc(uint16_t op, int64_t ret, const struct call *c, void *ca
 /* fork runs our atfork handlers (init.c), which keep the state right. */
 static pid_t do_fork(void *caller)
 {
-    if (!ioh_real.fork) {
+    if (!real()->fork) {
         errno = ENOSYS;
         return -1;
     }
@@ -688,7 +700,7 @@ IOH_EXPORT pid_t vfork(void)
 /* _Fork runs no atfork handlers: do their work here. */
 IOH_EXPORT pid_t _Fork(void)
 {
-    if (!ioh_real._Fork) {
+    if (!real()->_Fork) {
         errno = ENOSYS;
         return -1;
     }
@@ -721,7 +733,7 @@ static void before_child(void)
 IOH_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                            const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-    if (!ioh_real.posix_spawn)
+    if (!real()->posix_spawn)
         return ENOSYS;
     before_child();
     int watch = observe();
@@ -741,7 +753,7 @@ IOH_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_
 IOH_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
                             const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-    if (!ioh_real.posix_spawnp)
+    if (!real()->posix_spawnp)
         return ENOSYS;
     before_child();
     int watch = observe();
@@ -760,7 +772,7 @@ IOH_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file
 
 IOH_EXPORT int system(const char *cmd)
 {
-    if (!ioh_real.system) {
+    if (!real()->system) {
         errno = ENOSYS;
         return -1;
     }
@@ -803,7 +815,7 @@ static FILE *stream_opened(FILE *f, int err, struct call *c, int fresh, void *ca
 
 IOH_EXPORT FILE *popen(const char *cmd, const char *type)
 {
-    if (!ioh_real.popen) {
+    if (!real()->popen) {
         errno = ENOSYS;
         return NULL;
     }
@@ -822,7 +834,7 @@ static void stream_closing(FILE *f, uint16_t op, void *caller);
 
 IOH_EXPORT int pclose(FILE *f)
 {
-    if (!ioh_real.pclose) {
+    if (!real()->pclose) {
         errno = ENOSYS;
         return -1;
     }
@@ -1200,7 +1212,7 @@ static void stream_record(struct stream *s, uint16_t op, uint64_t len, int64_t g
 static size_t do_fread(void *ptr, size_t size, size_t n, FILE *f, int unlocked, uint16_t flags,
                        void *caller)
 {
-    size_t (*fn)(void *, size_t, size_t, FILE *) = unlocked ? ioh_real.fread_unlocked
+    size_t (*fn)(void *, size_t, size_t, FILE *) = unlocked ? real()->fread_unlocked
                                                             : ioh_real.fread;
     if (!fn) {
         stdio_unavailable();
@@ -1250,7 +1262,7 @@ IOH_EXPORT size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, si
 
 static char *do_fgets(char *buf, int n, FILE *f, int unlocked, uint16_t flags, void *caller)
 {
-    char *(*fn)(char *, int, FILE *) = unlocked ? ioh_real.fgets_unlocked : ioh_real.fgets;
+    char *(*fn)(char *, int, FILE *) = unlocked ? real()->fgets_unlocked : ioh_real.fgets;
     if (!fn) {
         stdio_unavailable();
         return NULL;
@@ -1322,18 +1334,18 @@ static ssize_t do_getdelim(char **line, size_t *cap, int delim, FILE *f,
 
 IOH_EXPORT ssize_t getline(char **line, size_t *cap, FILE *f)
 {
-    return do_getdelim(line, cap, '\n', f, ioh_real.getdelim, CALLER());
+    return do_getdelim(line, cap, '\n', f, real()->getdelim, CALLER());
 }
 
 IOH_EXPORT ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
 {
-    return do_getdelim(line, cap, delim, f, ioh_real.getdelim, CALLER());
+    return do_getdelim(line, cap, delim, f, real()->getdelim, CALLER());
 }
 
 IOH_EXPORT ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f)
 {
     return do_getdelim(line, cap, delim, f,
-                       ioh_real.__getdelim ? ioh_real.__getdelim : ioh_real.getdelim, CALLER());
+                       real()->__getdelim ? ioh_real.__getdelim : ioh_real.getdelim, CALLER());
 }
 
 /* fgetc and friends: one byte per call. */
@@ -1358,19 +1370,19 @@ static int do_fgetc(FILE *f, int (*fn)(FILE *), void *caller)
     return r;
 }
 
-IOH_EXPORT int fgetc(FILE *f) { return do_fgetc(f, ioh_real.fgetc, CALLER()); }
+IOH_EXPORT int fgetc(FILE *f) { return do_fgetc(f, real()->fgetc, CALLER()); }
 #undef getc
-IOH_EXPORT int getc(FILE *f) { return do_fgetc(f, ioh_real.getc, CALLER()); }
-IOH_EXPORT int _IO_getc(FILE *f) { return do_fgetc(f, ioh_real._IO_getc, CALLER()); }
-IOH_EXPORT int fgetc_unlocked(FILE *f) { return do_fgetc(f, ioh_real.fgetc_unlocked, CALLER()); }
+IOH_EXPORT int getc(FILE *f) { return do_fgetc(f, real()->getc, CALLER()); }
+IOH_EXPORT int _IO_getc(FILE *f) { return do_fgetc(f, real()->_IO_getc, CALLER()); }
+IOH_EXPORT int fgetc_unlocked(FILE *f) { return do_fgetc(f, real()->fgetc_unlocked, CALLER()); }
 #undef getc_unlocked
-IOH_EXPORT int getc_unlocked(FILE *f) { return do_fgetc(f, ioh_real.getc_unlocked, CALLER()); }
+IOH_EXPORT int getc_unlocked(FILE *f) { return do_fgetc(f, real()->getc_unlocked, CALLER()); }
 #undef getchar
-IOH_EXPORT int getchar(void) { return do_fgetc(stdin, ioh_real.getc, CALLER()); }
+IOH_EXPORT int getchar(void) { return do_fgetc(stdin, real()->getc, CALLER()); }
 #undef getchar_unlocked
 IOH_EXPORT int getchar_unlocked(void)
 {
-    return do_fgetc(stdin, ioh_real.getc_unlocked, CALLER());
+    return do_fgetc(stdin, real()->getc_unlocked, CALLER());
 }
 
 /* __uflow refills an empty buffer and returns its first byte (the slow path of
@@ -1378,7 +1390,7 @@ IOH_EXPORT int getchar_unlocked(void)
  * covers the whole refill: the program reads the rest through the macro. */
 static int do_refill(FILE *f, int consume, void *caller)
 {
-    int (*fn)(FILE *) = consume ? ioh_real.__uflow : ioh_real.__underflow;
+    int (*fn)(FILE *) = consume ? real()->__uflow : ioh_real.__underflow;
     if (!fn)
         return (int)stdio_unavailable();
     if (!observe())
@@ -1439,19 +1451,19 @@ int ioh_plain_scanf(const char *fmt, ...) __asm__("scanf");
 
 IOH_EXPORT int ioh_plain_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
-    return do_vfscanf(f, fmt, ap, ioh_real.vfscanf, CALLER());
+    return do_vfscanf(f, fmt, ap, real()->vfscanf, CALLER());
 }
 
 IOH_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
-    return do_vfscanf(f, fmt, ap, ioh_real.__isoc99_vfscanf, CALLER());
+    return do_vfscanf(f, fmt, ap, real()->__isoc99_vfscanf, CALLER());
 }
 
 IOH_EXPORT int ioh_plain_fscanf(FILE *f, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = do_vfscanf(f, fmt, ap, ioh_real.vfscanf, CALLER());
+    int r = do_vfscanf(f, fmt, ap, real()->vfscanf, CALLER());
     va_end(ap);
     return r;
 }
@@ -1461,7 +1473,7 @@ IOH_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = do_vfscanf(f, fmt, ap, ioh_real.__isoc99_vfscanf, CALLER());
+    int r = do_vfscanf(f, fmt, ap, real()->__isoc99_vfscanf, CALLER());
     va_end(ap);
     return r;
 }
@@ -1470,7 +1482,7 @@ IOH_EXPORT int ioh_plain_scanf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = do_vfscanf(stdin, fmt, ap, ioh_real.vfscanf, CALLER());
+    int r = do_vfscanf(stdin, fmt, ap, real()->vfscanf, CALLER());
     va_end(ap);
     return r;
 }
@@ -1480,7 +1492,7 @@ IOH_EXPORT int __isoc99_scanf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = do_vfscanf(stdin, fmt, ap, ioh_real.__isoc99_vfscanf, CALLER());
+    int r = do_vfscanf(stdin, fmt, ap, real()->__isoc99_vfscanf, CALLER());
     va_end(ap);
     return r;
 }
@@ -1575,7 +1587,7 @@ static void stream_told(FILE *f, int64_t pos)
 
 IOH_EXPORT long ftell(FILE *f)
 {
-    long r = ioh_real.ftell ? ioh_real.ftell(f) : stdio_unavailable();
+    long r = real()->ftell ? ioh_real.ftell(f) : stdio_unavailable();
     if (observe()) {
         int err = errno;
         stream_told(f, r);
@@ -1586,7 +1598,7 @@ IOH_EXPORT long ftell(FILE *f)
 
 IOH_EXPORT off_t ftello(FILE *f)
 {
-    off_t r = ioh_real.ftello ? ioh_real.ftello(f) : stdio_unavailable();
+    off_t r = real()->ftello ? ioh_real.ftello(f) : stdio_unavailable();
     if (observe()) {
         int err = errno;
         stream_told(f, r);
@@ -1597,7 +1609,7 @@ IOH_EXPORT off_t ftello(FILE *f)
 
 IOH_EXPORT off64_t ftello64(FILE *f)
 {
-    off64_t r = ioh_real.ftello64 ? ioh_real.ftello64(f) : stdio_unavailable();
+    off64_t r = real()->ftello64 ? ioh_real.ftello64(f) : stdio_unavailable();
     if (observe()) {
         int err = errno;
         stream_told(f, r);
@@ -1610,7 +1622,7 @@ IOH_EXPORT off64_t ftello64(FILE *f)
 
 IOH_EXPORT FILE *fopen(const char *path, const char *mode)
 {
-    if (!ioh_real.fopen) {
+    if (!real()->fopen) {
         errno = ENOSYS;
         return NULL;
     }
@@ -1624,7 +1636,7 @@ IOH_EXPORT FILE *fopen(const char *path, const char *mode)
 
 IOH_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
-    FILE *(*fn)(const char *, const char *) = ioh_real.fopen64 ? ioh_real.fopen64 : ioh_real.fopen;
+    FILE *(*fn)(const char *, const char *) = real()->fopen64 ? ioh_real.fopen64 : ioh_real.fopen;
     if (!fn) {
         errno = ENOSYS;
         return NULL;
@@ -1639,7 +1651,7 @@ IOH_EXPORT FILE *fopen64(const char *path, const char *mode)
 
 IOH_EXPORT FILE *fdopen(int fd, const char *mode)
 {
-    if (!ioh_real.fdopen) {
+    if (!real()->fdopen) {
         errno = ENOSYS;
         return NULL;
     }
@@ -1688,18 +1700,18 @@ static FILE *do_freopen(const char *path, const char *mode, FILE *f,
 
 IOH_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
 {
-    return do_freopen(path, mode, f, ioh_real.freopen, CALLER());
+    return do_freopen(path, mode, f, real()->freopen, CALLER());
 }
 
 IOH_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
 {
-    return do_freopen(path, mode, f, ioh_real.freopen64 ? ioh_real.freopen64 : ioh_real.freopen,
+    return do_freopen(path, mode, f, real()->freopen64 ? ioh_real.freopen64 : ioh_real.freopen,
                       CALLER());
 }
 
 IOH_EXPORT int fclose(FILE *f)
 {
-    if (!ioh_real.fclose) {
+    if (!real()->fclose) {
         errno = ENOSYS;
         return EOF;
     }
