@@ -33,16 +33,22 @@
 /* Process-wide descriptor state. Pages and ofds are allocated with mmap and
  * never freed (see fdtab.h, "Concurrency"). */
 _Atomic(struct ioh_fdent *) ioh__fd_pages[FD_PAGES];   /* set once, by CAS */
+_Atomic uint32_t ioh__fork_gen;                         /* bumped when all become shared */
 
 static struct {
     _Atomic uint32_t lock_owner;                   /* tid holding the lock, 0 if free */
     struct ioh_ofd *free_list;                     /* guarded by the lock */
     _Atomic uint32_t next_file_id;                 /* trace file ids, from 1 */
-    _Atomic uint32_t fork_gen;                     /* bumped when all become shared */
     uint32_t fork_held;                            /* prepare took the lock */
     _Atomic int hidden[8];                         /* ioh_fd_hide; -1 or 0 = none */
     _Atomic int nhidden;
+    void (*release_hook)(struct ioh_ofd *o);       /* set once at init */
 } g_fd;
+
+void ioh_fdtab_set_release_hook(void (*fn)(struct ioh_ofd *o))
+{
+    g_fd.release_hook = fn;
+}
 
 static void *map_zero(size_t size)
 {
@@ -115,6 +121,8 @@ static void ofd_release(struct ioh_ofd *o)
 {
     if (!o || atomic_fetch_sub(&o->refs, 1) != 1)
         return;
+    if (g_fd.release_hook)
+        g_fd.release_hook(o);
     if (o->path && o->path != o->path_inline)
         ioh_raw2(SYS_munmap, o->path, 4096);
     o->path = NULL;
@@ -220,7 +228,7 @@ static struct ioh_ofd *ofd_new(int fd, uint32_t extra)
         flags |= IOH_OFD_SHARED;
     atomic_store(&o->flags, flags);
     o->file_id = atomic_fetch_add(&g_fd.next_file_id, 1);
-    o->fork_gen = atomic_load(&g_fd.fork_gen);
+    o->fork_gen = atomic_load(&ioh__fork_gen);
     atomic_store(&o->refs, 1);
     atomic_store(&o->announced, 0);
     read_path(fd, o);
@@ -333,12 +341,6 @@ void ioh_fd_setfl(int fd, int flags)
     atomic_store(&o->flags, atomic_load(&probe.flags) | keep);
 }
 
-int ioh_ofd_private(const struct ioh_ofd *o)
-{
-    return !(atomic_load_explicit(&o->flags, memory_order_relaxed) & IOH_OFD_SHARED) &&
-           o->fork_gen == atomic_load_explicit(&g_fd.fork_gen, memory_order_relaxed);
-}
-
 void ioh_ofd_share(struct ioh_ofd *o)
 {
     atomic_fetch_or(&o->flags, IOH_OFD_SHARED);
@@ -346,7 +348,7 @@ void ioh_ofd_share(struct ioh_ofd *o)
 
 void ioh_fdtab_share_all(void)
 {
-    atomic_fetch_add(&g_fd.fork_gen, 1);
+    atomic_fetch_add(&ioh__fork_gen, 1);
 }
 
 void ioh_fdtab_fork_prepare(void)

@@ -29,6 +29,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct ioh_pol_file;
+struct ioh_coalesce;
+
 #define IOH_OFD_ELIGIBLE  0x01u  /* regular, readable, not O_DIRECT, not procfs/sysfs... */
 #define IOH_OFD_SHARED    0x02u  /* the offset can move behind our back */
 #define IOH_OFD_INHERITED 0x04u  /* found already open, not seen opening */
@@ -53,6 +56,10 @@ struct ioh_ofd {
     int64_t size;                  /* st_size when seen */
     _Atomic int64_t offset;        /* logical offset for private ofds */
     struct ioh_ofd *next_free;     /* pool free list; guarded by the lock */
+    struct ioh_pol_file *_Atomic pol; /* policy state (policies/), or NULL */
+    struct ioh_coalesce *_Atomic cb;  /* its block cache when it coalesces, or NULL */
+    _Atomic int lagging;           /* the kernel offset lags `offset`: a policy
+                                      serves reads from a buffer (policies/coalesce.c) */
     char *path;                    /* path_inline or an mmap'd long path */
     char path_inline[IOH_OFD_PATH_INLINE];
 };
@@ -118,7 +125,12 @@ void ioh_fd_duped(int oldfd, int newfd);
 void ioh_fd_setfl(int fd, int flags);
 
 /* Is the ofd's offset only movable by our own wrappers? */
-int ioh_ofd_private(const struct ioh_ofd *o);
+extern _Atomic uint32_t ioh__fork_gen;
+static inline int ioh_ofd_private(const struct ioh_ofd *o)
+{
+    return !(atomic_load_explicit(&o->flags, memory_order_relaxed) & IOH_OFD_SHARED) &&
+           o->fork_gen == atomic_load_explicit(&ioh__fork_gen, memory_order_relaxed);
+}
 /* Mark o shared for good. */
 void ioh_ofd_share(struct ioh_ofd *o);
 
@@ -140,6 +152,10 @@ int ioh_fd_hidden(int fd);
 /* Close [lo, hi] except the hidden descriptors, with close_range(2). */
 int ioh_fd_close_range_visible(unsigned lo, unsigned hi, int flags,
                                int (*close_range_fn)(unsigned, unsigned, int));
+
+/* Called (under the table's lock) when a description loses its last
+ * descriptor: the policies free their state. */
+void ioh_fdtab_set_release_hook(void (*fn)(struct ioh_ofd *o));
 
 /* Visit every known fd (for tests and the fork-child trace). */
 void ioh_fdtab_foreach(void (*fn)(int fd, struct ioh_ofd *o, void *arg), void *arg);

@@ -17,6 +17,7 @@
 #include "fdtab.h"
 #include "log.h"
 #include "options.h"
+#include "policy.h"
 #include "raw.h"
 #include "real.h"
 #include "state.h"
@@ -38,6 +39,7 @@ static void fork_prepare(void)
     if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE)
         return;
     /* Fixed order: descriptor table, then trace growth. */
+    ioh_pol_fork_prepare();
     ioh_fdtab_fork_prepare();
     ioh_trace_fork_prepare();
 }
@@ -59,6 +61,7 @@ static void fork_child(void)
     ioh_log_init();
     ioh_trace_fork_child();
     ioh_fdtab_fork_child();
+    ioh_pol_fork_child();
 }
 
 /* Hooks for wrappers of fork variants that run no atfork handlers (_Fork). */
@@ -83,9 +86,12 @@ static void init(void)
         ioh_fdtab_init();
         ioh_trace_start();
         ioh_callsite_init();
+        int policies = ioh_pol_init();
+        if (policies)
+            ioh_fdtab_set_release_hook(ioh_pol_released);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         /* Tracing off and no policy: keep no state, pass everything through. */
-        if (!ioh_trace_enabled())
+        if (!ioh_trace_enabled() && !policies)
             mode = IOH_MODE_OFF;
     }
     if (ioh_real_missing() && ioh_opt_int(IOH_OPT_VERBOSE))
@@ -121,6 +127,8 @@ __attribute__((constructor)) static void ioh_constructor(void)
 
 __attribute__((destructor)) static void ioh_destructor(void)
 {
-    if (atomic_load(&ioh_mode) == IOH_MODE_ACTIVE)
+    if (atomic_load(&ioh_mode) == IOH_MODE_ACTIVE) {
+        ioh_pol_finish();
         ioh_trace_finish();
+    }
 }

@@ -28,13 +28,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/file.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "callsite.h"
 #include "fdtab.h"
+#include "coalesce.h"
+#include "policy.h"
 #include "raw.h"
 #include "real.h"
 #include "state.h"
@@ -111,9 +115,9 @@ static inline long raw_result(long r)
 static void record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t len,
                    int64_t ret, uint32_t aux, const struct call *c, void *caller)
 {
-    uint64_t t1 = ioh_ticks();
     if (!ioh_trace_enabled())
         return;
+    uint64_t t1 = ioh_ticks();
     uint64_t t = ioh_trace_ns(c->t0);
     if (o && __builtin_expect(atomic_load_explicit(&o->announced, memory_order_relaxed) !=
                               ioh_trace_gen(), 0))
@@ -142,6 +146,28 @@ static void record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t
 static inline int64_t result(long r, int err)
 {
     return r < 0 ? -(int64_t)err : (int64_t)r;
+}
+
+/* Policies see every data read after it is recorded. */
+static inline void policy_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len,
+                                  int64_t ret, const struct call *c)
+{
+    if (!o || __builtin_expect(atomic_load_explicit(&o->pol, memory_order_relaxed) == NULL, 1))
+        return;
+    if (c->flags & IOH_EV_SERVED) {
+        /* No storage latency to learn from a served read. */
+        ioh_pol_observe(fd, o, off, len, ret, ioh_trace_ns(c->t0), 0);
+        return;
+    }
+    ioh_pol_observe(fd, o, off, len, ret, ioh_trace_ns(c->t0), ioh_clock_dur(c->t0, ioh_ticks()));
+}
+
+/* Before a call that uses the kernel offset of o and that no policy serves:
+ * put the kernel offset where the program believes it is. */
+static inline void policy_sync(int fd, struct ioh_ofd *o)
+{
+    if (o && __builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed), 0))
+        ioh_pol_sync(fd, o);
 }
 
 /* The file offset at which a read that used (and advanced) the description's
@@ -243,10 +269,22 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
     struct ioh_ofd *o = ioh_fd_get(fd);
     enter(&c);
     c.flags |= flags;
-    ssize_t r = real_read(fd, buf, n);
+    ssize_t r;
     int err = errno;
-    int64_t off = consume_offset(fd, o, r, &c);
+    int64_t off;
+    struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
+    if (cb && ioh_ofd_private(o)) {
+        r = ioh_coalesce_read(cb, fd, o, buf, n, &err, &off);
+        c.flags |= IOH_EV_SERVED;
+        pthread_testcancel();     /* read() is a cancellation point */
+    } else {
+        policy_sync(fd, o);
+        r = real_read(fd, buf, n);
+        err = errno;
+        off = consume_offset(fd, o, r, &c);
+    }
     record(IOH_OP_READ, fd, o, off, n, result(r, err), 0, &c, caller);
+    policy_observe(fd, o, off, n, result(r, err), &c);
     leave();
     errno = err;
     return r;
@@ -260,9 +298,19 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
     struct ioh_ofd *o = ioh_fd_get(fd);
     enter(&c);
     c.flags |= flags;
-    ssize_t r = real_pread(fd, buf, n, off);
+    ssize_t r;
     int err = errno;
+    struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
+    if (cb && off >= 0) {
+        r = ioh_coalesce_pread(cb, fd, buf, n, off, &err);
+        c.flags |= IOH_EV_SERVED;
+        pthread_testcancel();
+    } else {
+        r = real_pread(fd, buf, n, off);
+        err = errno;
+    }
     record(IOH_OP_PREAD, fd, o, off, n, result(r, err), 0, &c, caller);
+    policy_observe(fd, o, off, n, result(r, err), &c);
     leave();
     errno = err;
     return r;
@@ -274,12 +322,14 @@ static ssize_t do_readv(int fd, const struct iovec *iov, int cnt, void *caller)
         return real_readv(fd, iov, cnt);
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(fd);
+    policy_sync(fd, o);
     enter(&c);
     ssize_t r = real_readv(fd, iov, cnt);
     int err = errno;
     int64_t off = consume_offset(fd, o, r, &c);
     record(IOH_OP_READV, fd, o, off, iov_total(iov, cnt), result(r, err), (uint32_t)cnt, &c,
            caller);
+    policy_observe(fd, o, off, iov_total(iov, cnt), result(r, err), &c);
     leave();
     errno = err;
     return r;
@@ -294,12 +344,15 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
         return real_preadv2(fd, iov, cnt, off, flags);
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(fd);
+    if (off == -1)
+        policy_sync(fd, o);
     enter(&c);
     ssize_t r = real_preadv2(fd, iov, cnt, off, flags);
     int err = errno;
     int64_t at = off == -1 ? consume_offset(fd, o, r, &c) : off;
     record(off == -1 ? IOH_OP_READV : IOH_OP_PREADV, fd, o, at, iov_total(iov, cnt),
            result(r, err), (uint32_t)cnt, &c, caller);
+    policy_observe(fd, o, at, iov_total(iov, cnt), result(r, err), &c);
     leave();
     errno = err;
     return r;
@@ -307,6 +360,22 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
 
 IOH_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
+    /* The fast lane of coalescing: a small read served whole from the block
+     * of a private description, when nothing is traced. Every 16th such read
+     * takes the full path so the policy keeps seeing the stream. */
+    struct ioh_ofd *o;
+    struct ioh_coalesce *cb;
+    if (__builtin_expect(!ioh_tls.internal, 1) && !ioh_trace_enabled() &&
+        atomic_load_explicit(&ioh_mode, memory_order_relaxed) == IOH_MODE_ACTIVE &&
+        (o = ioh_fd_lookup(fd)) != NULL &&
+        (cb = atomic_load_explicit(&o->cb, memory_order_acquire)) != NULL &&
+        ioh_ofd_private(o) && (++ioh_tls.served & 15) != 0) {
+        ssize_t r = ioh_coalesce_read_fast(cb, o, buf, n);
+        if (r >= 0) {
+            pthread_testcancel();
+            return r;
+        }
+    }
     return do_read(fd, buf, n, 0, CALLER());
 }
 
@@ -375,6 +444,7 @@ static off64_t do_lseek(int fd, off64_t off, int whence, void *caller)
         return real_lseek(fd, off, whence);
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(fd);
+    policy_sync(fd, o);
     enter(&c);
     off64_t r = real_lseek(fd, off, whence);
     int err = errno;
@@ -416,6 +486,8 @@ static int opened(int fd, int flags, int err, struct call *c, uint16_t op, uint3
 {
     struct ioh_ofd *o = fd >= 0 ? ioh_fd_opened(fd, flags, extra) : NULL;
     record(op, fd, o, -1, 0, result(fd, err), (uint32_t)flags, c, caller);
+    if (o)
+        ioh_pol_opened(fd, o);
     leave();
     errno = err;
     return fd;
@@ -586,8 +658,17 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
 {
     int watch = observe();
     struct call c;
-    if (watch)
+    if (watch) {
+        /* A second descriptor can travel where our wrappers do not follow
+         * (SCM_RIGHTS, an exec'd child): from now on the kernel offset must
+         * be exact. */
+        struct ioh_ofd *src = ioh_fd_lookup(oldfd);
+        if (src) {
+            policy_sync(oldfd, src);
+            ioh_ofd_share(src);
+        }
         enter(&c);
+    }
     int r;
     if (which == 1)
         r = ioh_real.dup ? ioh_real.dup(oldfd) : (int)raw_result(ioh_raw1(SYS_dup, oldfd));
@@ -609,12 +690,25 @@ IOH_EXPORT int dup3(int oldfd, int newfd, int flags)
     return do_dup3(oldfd, newfd, flags, 3, CALLER());
 }
 
+static int is_lock_cmd(int cmd)
+{
+    return cmd == F_SETLK || cmd == F_SETLKW || cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW;
+}
+
 static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg, void *caller)
 {
     int watch = observe() && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC || cmd == F_SETFL);
     struct call c;
-    if (watch)
+    if (watch) {
+        struct ioh_ofd *src = ioh_fd_lookup(fd);
+        if (src && cmd != F_SETFL) {
+            policy_sync(fd, src);
+            ioh_ofd_share(src);
+        }
         enter(&c);
+    }
+    if (observe() && is_lock_cmd(cmd))
+        ioh_pol_invalidate();     /* a lock means "the file may have changed" */
     int r = fn ? fn(fd, cmd, arg) : (int)raw_result(ioh_raw3(SYS_fcntl, fd, cmd, arg));
     if (!watch)
         return r;
@@ -726,8 +820,10 @@ IOH_EXPORT pid_t _Fork(void)
  * their offsets can move behind our back. */
 static void before_child(void)
 {
-    if (observe())
+    if (observe()) {
+        ioh_pol_sync_all();
         ioh_fdtab_share_all();
+    }
 }
 
 IOH_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
@@ -808,6 +904,10 @@ static FILE *stream_opened(FILE *f, int err, struct call *c, int fresh, void *ca
         }
     }
     record(IOH_OP_FOPEN, fd, o, -1, 0, f ? fd : -(int64_t)err, fresh, c, caller);
+    if (o && fresh) {
+        ioh_pol_opened(fd, o);
+        ioh_pol_stream_opened(f, o);
+    }
     leave();
     errno = err;
     return f;
@@ -852,6 +952,7 @@ static void exec_event(int64_t ret, void *caller)
         return;
     struct call c;
     enter(&c);
+    ioh_pol_sync_all();
     ioh_fdtab_share_all();
     record_proc(IOH_OP_EXEC, ret, &c, caller);
     leave();
@@ -977,6 +1078,8 @@ IOH_EXPORT ssize_t sendfile(int out, int in, off_t *offp, size_t count)
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(in);
     int64_t before = offp ? *offp : 0;
+    if (!offp)
+        policy_sync(in, o);
     enter(&c);
     ssize_t r = ioh_real.sendfile(out, in, offp, count);
     int err = errno;
@@ -996,6 +1099,8 @@ IOH_EXPORT ssize_t sendfile64(int out, int in, off64_t *offp, size_t count)
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(in);
     int64_t before = offp ? *offp : 0;
+    if (!offp)
+        policy_sync(in, o);
     enter(&c);
     ssize_t r = ioh_real.sendfile64(out, in, offp, count);
     int err = errno;
@@ -1017,6 +1122,8 @@ IOH_EXPORT ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *ou
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(in);
     int64_t before = in_off ? *in_off : 0;
+    if (!in_off)
+        policy_sync(in, o);
     enter(&c);
     ssize_t r = ioh_real.copy_file_range(in, in_off, out, out_off, len, flags);
     int err = errno;
@@ -1039,6 +1146,8 @@ IOH_EXPORT ssize_t splice(int in, off64_t *in_off, int out, off64_t *out_off, si
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(in);
     int64_t before = in_off ? *in_off : 0;
+    if (!in_off)
+        policy_sync(in, o);
     enter(&c);
     ssize_t r = ioh_real.splice(in, in_off, out, out_off, len, flags);
     int err = errno;
@@ -1062,6 +1171,8 @@ static void *do_mmap(void *addr, size_t len, int prot, int flags, int fd, off64_
     if ((flags & MAP_ANONYMOUS) || fd < 0 || !observe())
         return p;
     int err = errno;
+    if ((prot & PROT_WRITE) && (flags & MAP_SHARED))
+        ioh_pol_invalidate();
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(fd);
     enter(&c);
@@ -1091,7 +1202,9 @@ static int do_fadvise(int fd, off64_t off, off64_t len, int advice, void *caller
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(fd);
     enter(&c);
-    int rc = fn ? fn(fd, off, len, advice)
+    int rc;
+    if (!ioh_pol_fadvise(fd, o, off, len, advice, &rc))
+        rc = fn ? fn(fd, off, len, advice)
                 : (int)-ioh_raw4(SYS_fadvise64, fd, (long)off, (long)len, advice);
     int err = errno;
     record(IOH_OP_FADVISE, fd, o, off, (uint64_t)len, -(int64_t)rc, (uint32_t)advice, &c,
@@ -1657,6 +1770,7 @@ IOH_EXPORT FILE *fdopen(int fd, const char *mode)
     }
     if (!observe())
         return ioh_real.fdopen(fd, mode);
+    policy_sync(fd, ioh_fd_lookup(fd));   /* stdio reads through the kernel offset */
     struct call c;
     enter(&c);
     FILE *f = ioh_real.fdopen(fd, mode);
@@ -1715,12 +1829,193 @@ IOH_EXPORT int fclose(FILE *f)
         errno = ENOSYS;
         return EOF;
     }
-    if (observe()) {
-        int e0 = errno;
-        stream_closing(f, IOH_OP_FCLOSE, CALLER());
-        errno = e0;
+    if (!observe())
+        return ioh_real.fclose(f);
+    int e0 = errno;
+    stream_closing(f, IOH_OP_FCLOSE, CALLER());
+    errno = e0;
+    int r = ioh_real.fclose(f);
+    int err = errno;
+    ioh_pol_stream_closed(f);
+    errno = err;
+    return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* writes, truncation, locks: cached blocks may now be stale                 */
+/*
+ * These are not traced; they only tell the policies that file contents may
+ * have changed (INTERPOSITION.md §8: a pwrite through another descriptor, an
+ * advisory lock taken before re-reading a database page). Writes to pipes,
+ * sockets and terminals change no file and cost one lookup.
+ */
+
+static inline void changed_fd(int fd)
+{
+    if (!ioh_tls.internal && atomic_load_explicit(&ioh_mode, memory_order_relaxed) ==
+                                 IOH_MODE_ACTIVE) {
+        struct ioh_ofd *o = ioh_fd_lookup(fd);
+        if (!o || o->kind == IOH_FILE_REG || o->kind == IOH_FILE_BLK)
+            ioh_pol_invalidate();
     }
-    return ioh_real.fclose(f);
+}
+
+static inline void changed_any(void)
+{
+    if (!ioh_tls.internal && atomic_load_explicit(&ioh_mode, memory_order_relaxed) ==
+                                 IOH_MODE_ACTIVE)
+        ioh_pol_invalidate();
+}
+
+IOH_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+    ssize_t r = ioh_real.write ? ioh_real.write(fd, buf, n)
+                               : raw_result(ioh_raw_write(fd, buf, n));
+    changed_fd(fd);
+    return r;
+}
+
+IOH_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+    ssize_t r = ioh_real.pwrite64 ? ioh_real.pwrite64(fd, buf, n, off)
+                                  : raw_result(ioh_raw4(SYS_pwrite64, fd, buf, n, off));
+    changed_fd(fd);
+    return r;
+}
+
+IOH_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
+{
+    ssize_t r = ioh_real.pwrite64 ? ioh_real.pwrite64(fd, buf, n, off)
+                                  : raw_result(ioh_raw4(SYS_pwrite64, fd, buf, n, off));
+    changed_fd(fd);
+    return r;
+}
+
+IOH_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+    ssize_t r = ioh_real.writev ? ioh_real.writev(fd, iov, cnt)
+                                : raw_result(ioh_raw3(SYS_writev, fd, iov, cnt));
+    changed_fd(fd);
+    return r;
+}
+
+static ssize_t do_pwritev(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
+{
+    ssize_t r;
+    if (ioh_real.pwritev64v2)
+        r = ioh_real.pwritev64v2(fd, iov, cnt, off, flags);
+    else
+        r = raw_result(ioh_raw6(SYS_pwritev2, fd, (long)iov, cnt, (long)off, 0, flags));
+    changed_fd(fd);
+    return r;
+}
+
+IOH_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+    return do_pwritev(fd, iov, cnt, off, 0);
+}
+
+IOH_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+    return do_pwritev(fd, iov, cnt, off, 0);
+}
+
+IOH_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+    return do_pwritev(fd, iov, cnt, off, flags);
+}
+
+IOH_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
+{
+    return do_pwritev(fd, iov, cnt, off, flags);
+}
+
+IOH_EXPORT int ftruncate(int fd, off_t len)
+{
+    int r = ioh_real.ftruncate64 ? ioh_real.ftruncate64(fd, len)
+                                 : (int)raw_result(ioh_raw2(SYS_ftruncate, fd, len));
+    changed_fd(fd);
+    return r;
+}
+
+IOH_EXPORT int ftruncate64(int fd, off64_t len)
+{
+    int r = ioh_real.ftruncate64 ? ioh_real.ftruncate64(fd, len)
+                                 : (int)raw_result(ioh_raw2(SYS_ftruncate, fd, len));
+    changed_fd(fd);
+    return r;
+}
+
+IOH_EXPORT int truncate(const char *path, off_t len)
+{
+    int r = ioh_real.truncate64 ? ioh_real.truncate64(path, len)
+                                : (int)raw_result(ioh_raw2(SYS_truncate, path, len));
+    changed_any();
+    return r;
+}
+
+IOH_EXPORT int truncate64(const char *path, off64_t len)
+{
+    int r = ioh_real.truncate64 ? ioh_real.truncate64(path, len)
+                                : (int)raw_result(ioh_raw2(SYS_truncate, path, len));
+    changed_any();
+    return r;
+}
+
+IOH_EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
+{
+    int r = ioh_real.fallocate64 ? ioh_real.fallocate64(fd, mode, off, len)
+                                 : (int)raw_result(ioh_raw4(SYS_fallocate, fd, mode, off, len));
+    changed_fd(fd);
+    return r;
+}
+
+IOH_EXPORT int fallocate64(int fd, int mode, off64_t off, off64_t len)
+{
+    int r = ioh_real.fallocate64 ? ioh_real.fallocate64(fd, mode, off, len)
+                                 : (int)raw_result(ioh_raw4(SYS_fallocate, fd, mode, off, len));
+    changed_fd(fd);
+    return r;
+}
+
+IOH_EXPORT int flock(int fd, int op)
+{
+    changed_any();
+    int r = ioh_real.flock ? ioh_real.flock(fd, op) : (int)raw_result(ioh_raw2(SYS_flock, fd, op));
+    changed_any();
+    return r;
+}
+
+IOH_EXPORT int lockf(int fd, int cmd, off_t len)
+{
+    int r = ioh_real.lockf64 ? ioh_real.lockf64(fd, cmd, len) : (errno = ENOSYS, -1);
+    changed_any();
+    return r;
+}
+
+IOH_EXPORT int lockf64(int fd, int cmd, off64_t len)
+{
+    int r = ioh_real.lockf64 ? ioh_real.lockf64(fd, cmd, len) : (errno = ENOSYS, -1);
+    changed_any();
+    return r;
+}
+
+/* A threaded process cannot enter a new user namespace: join our worker
+ * first (it restarts lazily when needed). */
+IOH_EXPORT int unshare(int flags)
+{
+    if (!ioh_tls.internal && atomic_load(&ioh_mode) == IOH_MODE_ACTIVE)
+        ioh_pol_stop_threads();
+    return ioh_real.unshare ? ioh_real.unshare(flags)
+                            : (int)raw_result(ioh_raw1(SYS_unshare, flags));
+}
+
+IOH_EXPORT int setns(int fd, int nstype)
+{
+    if (!ioh_tls.internal && atomic_load(&ioh_mode) == IOH_MODE_ACTIVE)
+        ioh_pol_stop_threads();
+    return ioh_real.setns ? ioh_real.setns(fd, nstype)
+                          : (int)raw_result(ioh_raw2(SYS_setns, fd, nstype));
 }
 
 /* ------------------------------------------------------------------------ */

@@ -22,7 +22,10 @@ enum ioh_opt_type { IOH_OPT_BOOL, IOH_OPT_INT, IOH_OPT_SIZE, IOH_OPT_STRING, IOH
     X(CALLSITES,   "callsites",   BOOL,   "1",     "record a call-site id per event and one stack per site") \
     X(STACK_DEPTH, "stack_depth", INT,    "16",    "frames kept per call-site stack (1-64)") \
     X(LTTNG,       "lttng",       BOOL,   "0",     "also emit LTTng-UST tracepoints (loads liblttng-ust)") \
-    X(POLICY,      "policy",      STRING, "none",  "I/O policy: none (trace only)") \
+    X(POLICY,      "policy",      PATH,   "none",  "I/O policy: none, auto, actions (sequential,prefetch=8M...) or a policy file") \
+    X(STATS,       "stats",       BOOL,   "0",     "print what the policies did at exit") \
+    X(COALESCE_MEM, "coalesce_mem", SIZE, "256M",  "memory for coalescing buffers, all files together") \
+    X(PREFETCH_MAX, "prefetch_max", SIZE, "256M",  "prefetched bytes not yet read, all files together") \
     X(VERBOSE,     "verbose",     BOOL,   "0",     "print the effective options at start")
 
 enum ioh_opt_id {

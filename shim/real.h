@@ -108,6 +108,25 @@
     X(void, rewind, (FILE *))                                                        \
     X(int, fsetpos, (FILE *, const fpos_t *))                                        \
     X(int, fsetpos64, (FILE *, const fpos64_t *))                                    \
+    X(ssize_t, write, (int, const void *, size_t))                                   \
+    X(ssize_t, pwrite, (int, const void *, size_t, off_t))                           \
+    X(ssize_t, pwrite64, (int, const void *, size_t, off64_t))                       \
+    X(ssize_t, writev, (int, const struct iovec *, int))                             \
+    X(ssize_t, pwritev, (int, const struct iovec *, int, off_t))                     \
+    X(ssize_t, pwritev64, (int, const struct iovec *, int, off64_t))                 \
+    X(ssize_t, pwritev2, (int, const struct iovec *, int, off_t, int))               \
+    X(ssize_t, pwritev64v2, (int, const struct iovec *, int, off64_t, int))          \
+    X(int, ftruncate, (int, off_t))                                                  \
+    X(int, ftruncate64, (int, off64_t))                                              \
+    X(int, truncate, (const char *, off_t))                                          \
+    X(int, truncate64, (const char *, off64_t))                                      \
+    X(int, fallocate, (int, int, off_t, off_t))                                      \
+    X(int, fallocate64, (int, int, off64_t, off64_t))                                \
+    X(int, flock, (int, int))                                                        \
+    X(int, lockf, (int, int, off_t))                                                 \
+    X(int, lockf64, (int, int, off64_t))                                             \
+    X(int, unshare, (int))                                                           \
+    X(int, setns, (int, int))                                                        \
     X(int, pipe, (int[2]))                                                           \
     X(int, pipe2, (int[2], int))                                                     \
     X(long, syscall, (long, ...))

@@ -27,6 +27,7 @@ struct ioh_thread {
     uint32_t trace_gen;            /* trace generation `seg` belongs to */
     uint32_t seg_pos;              /* reserved bytes in seg, after its header */
     uint32_t seg_seq;              /* segments this thread claimed */
+    uint32_t served;               /* reads served by a policy (sampling) */
     struct ioh_seg_header *seg;    /* current trace segment, or NULL */
     struct ioh_clock_anchor clock; /* TSC anchor, clock.h */
 };

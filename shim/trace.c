@@ -13,6 +13,7 @@
 #include "fdtab.h"
 #include "log.h"
 #include "options.h"
+#include "policy.h"
 #include "raw.h"
 
 #define SEG_SIZE       (64u * 1024)          /* also the header area */
@@ -433,4 +434,32 @@ void ioh_trace_fork_child(void)
     g.need_new = 1;
     atomic_fetch_add(&ioh_trace.gen, 1);
     ioh_tls.seg = NULL;
+}
+
+/* ---- policy actions (policy.h) ---- */
+
+void ioh_shim_record_action(int fd, struct ioh_ofd *o, enum ioh_pol_act act, int64_t off,
+                            uint64_t len, int64_t ret)
+{
+    if (!ioh_trace.enabled)
+        return;
+    uint64_t t = ioh_trace_ns(ioh_ticks());
+    if (o)
+        ioh_trace_announce(o, t);
+    struct ioh_event *ev = ioh_trace_reserve(sizeof *ev);
+    if (!ev)
+        return;
+    memset(ev, 0, sizeof *ev);
+    ev->type = IOH_REC_EVENT;
+    ev->size8 = sizeof *ev / 8;
+    ev->op = IOH_OP_POLICY;
+    ev->tid = ioh_tid();
+    ev->fd = fd;
+    ev->t = t;
+    ev->off = off;
+    ev->len = len;
+    ev->ret = ret;
+    ev->file = o ? o->file_id : 0;
+    ev->aux = (uint32_t)act;
+    ioh_trace_commit(ev, sizeof *ev);
 }

@@ -101,6 +101,7 @@ struct ioh_rec {
 #define IOH_EV_NOOFF      0x2u     /* no file offset (pipe, socket, tty) */
 #define IOH_EV_FORTIFY    0x4u     /* reached through a _chk entry point */
 #define IOH_EV_SIGNAL     0x8u     /* nested inside another wrapper on this thread */
+#define IOH_EV_SERVED     0x10u    /* served by a policy (coalescing block), not the kernel */
 
 struct ioh_event {                 /* 64 bytes */
     uint16_t type;                 /* IOH_REC_EVENT */

@@ -1,0 +1,265 @@
+/* coalesce.c - the block cache; see coalesce.h. */
+#include "coalesce.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fdtab.h"
+#include "options.h"
+#include "policy.h"
+#include "raw.h"
+#include "state.h"
+
+/* Pool and counters. The pool lock is a try-spin with owner check, taken only
+ * at open/close time. */
+_Atomic uint32_t ioh__coalesce_gen;
+
+static struct {
+    _Atomic uint64_t mem_used;
+    _Atomic uint32_t pool_owner;
+    struct ioh_coalesce *free_list; /* guarded by pool_owner */
+    _Atomic uint64_t served, refills, direct, bytes_in, bytes_out, calls;
+} g;
+
+/* Statistics are counted with plain (non-atomic read-modify-write) updates:
+ * exact in one thread, approximate when threads race, and without the cost
+ * of a locked instruction on the hot path. */
+static inline void bump(_Atomic uint64_t *c, uint64_t v)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+                          memory_order_relaxed);
+}
+
+static void *map_anon(size_t size)
+{
+    long p = ioh_raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return (unsigned long)p > -4096ul ? NULL : (void *)p;
+}
+
+static int trylock(_Atomic uint32_t *owner)
+{
+    uint32_t expected = 0;
+    return atomic_compare_exchange_strong_explicit(owner, &expected, ioh_tid(),
+                                                   memory_order_acquire, memory_order_relaxed);
+}
+
+static void unlock(_Atomic uint32_t *owner)
+{
+    atomic_store_explicit(owner, 0, memory_order_release);
+}
+
+static int pool_lock(void)
+{
+    for (int spins = 0; !trylock(&g.pool_owner); spins++)
+        if (atomic_load(&g.pool_owner) == ioh_tid() || spins > 1000000)
+            return 0;
+    return 1;
+}
+
+struct ioh_coalesce *ioh_coalesce_new(uint64_t block)
+{
+    uint64_t limit = (uint64_t)ioh_opt_int(IOH_OPT_COALESCE_MEM);
+    if (atomic_fetch_add(&g.mem_used, block) + block > limit) {
+        atomic_fetch_sub(&g.mem_used, block);
+        return NULL;
+    }
+    struct ioh_coalesce *cb = NULL;
+    if (pool_lock()) {
+        /* Reuse a pooled block of the same size. */
+        for (struct ioh_coalesce **pp = &g.free_list; *pp; pp = &(*pp)->next_free)
+            if ((*pp)->cap == block) {
+                cb = *pp;
+                *pp = cb->next_free;
+                break;
+            }
+        unlock(&g.pool_owner);
+    }
+    if (!cb) {
+        cb = map_anon(sizeof *cb);
+        char *data = cb ? map_anon(block) : NULL;
+        if (!data) {
+            if (cb)
+                ioh_raw2(SYS_munmap, cb, sizeof *cb);
+            atomic_fetch_sub(&g.mem_used, block);
+            return NULL;
+        }
+        cb->data = data;
+        cb->cap = (uint32_t)block;
+    }
+    atomic_store(&cb->len, 0);
+    atomic_store(&cb->owner, 0);
+    cb->next_free = NULL;
+    return cb;
+}
+
+void ioh_coalesce_free(struct ioh_coalesce *cb)
+{
+    if (!cb)
+        return;
+    atomic_store(&cb->len, 0);
+    atomic_fetch_sub(&g.mem_used, cb->cap);
+    if (pool_lock()) {
+        cb->next_free = g.free_list;
+        g.free_list = cb;
+        unlock(&g.pool_owner);
+    }
+    /* If the pool lock could not be had, the block is simply leaked. */
+}
+
+/* Refill the block at `at`. Returns bytes now held (0 at EOF), -errno, or
+ * -EBUSY if someone else is refilling. */
+static long block_refill(struct ioh_coalesce *cb, int fd, int64_t at)
+{
+    if (!trylock(&cb->owner))
+        return -EBUSY;
+    uint32_t gen = atomic_load(&ioh__coalesce_gen);
+    atomic_fetch_add_explicit(&cb->seq, 1, memory_order_acq_rel);      /* odd */
+    long r;
+    do
+        r = ioh_raw_pread(fd, cb->data, cb->cap, at);
+    while (r == -EINTR);
+    atomic_store_explicit(&cb->off, at, memory_order_relaxed);
+    atomic_store_explicit(&cb->len, r > 0 ? (uint32_t)r : 0, memory_order_relaxed);
+    atomic_store_explicit(&cb->gen, gen, memory_order_relaxed);
+    atomic_fetch_add_explicit(&cb->seq, 1, memory_order_release);      /* even */
+    unlock(&cb->owner);
+    bump(&g.refills, 1);
+    if (r > 0)
+        bump(&g.bytes_in, (uint64_t)r);
+    return r;
+}
+
+/* Fill dst with up to n bytes at `at`: from the block, refilling it, or
+ * directly. Returns bytes (short only at EOF) or -errno if nothing came. */
+static long gather(struct ioh_coalesce *cb, int fd, char *dst, size_t n, int64_t at,
+                   int *refilled)
+{
+    size_t got = 0;
+    while (got < n) {
+        size_t k = ioh_coalesce_copy(cb, at + (int64_t)got, dst + got, n - got);
+        if (k) {
+            got += k;
+            continue;
+        }
+        long r;
+        if (n - got >= cb->cap) {
+            /* Big enough to go straight to the kernel. */
+            do
+                r = ioh_raw_pread(fd, dst + got, n - got, at + (int64_t)got);
+            while (r == -EINTR);
+            bump(&g.direct, 1);
+            if (r <= 0)
+                return got ? (long)got : r;
+            got += (size_t)r;
+            continue;
+        }
+        r = block_refill(cb, fd, at + (int64_t)got);
+        if (r == -EBUSY) {
+            do
+                r = ioh_raw_pread(fd, dst + got, n - got, at + (int64_t)got);
+            while (r == -EINTR);
+            bump(&g.direct, 1);
+            if (r <= 0)
+                return got ? (long)got : r;
+            got += (size_t)r;
+            continue;
+        }
+        *refilled = 1;
+        if (r <= 0)
+            return got ? (long)got : r;     /* EOF or error */
+    }
+    return (long)got;
+}
+
+ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, void *buf,
+                          size_t n, int *err, int64_t *at)
+{
+    bump(&g.calls, 1);
+    /* Fast path: the whole request is in the block. */
+    int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
+    if (__builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed), 1) &&
+        ioh_coalesce_copy(cb, pos, buf, n) == n) {
+        int64_t expected = pos;
+        if (atomic_compare_exchange_strong_explicit(&o->offset, &expected, pos + (int64_t)n,
+                                                    memory_order_acq_rel,
+                                                    memory_order_acquire)) {
+            *at = pos;
+            bump(&g.served, 1);
+            bump(&g.bytes_out, n);
+            return (ssize_t)n;
+        }
+    }
+    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
+        atomic_store(&o->lagging, 1);
+    for (;;) {
+        pos = atomic_load_explicit(&o->offset, memory_order_acquire);
+        int refilled = 0;
+        long r = gather(cb, fd, buf, n, pos, &refilled);
+        if (r < 0) {
+            *err = (int)-r;
+            *at = pos;
+            return -1;
+        }
+        int64_t expected = pos;
+        if (atomic_compare_exchange_strong_explicit(&o->offset, &expected, pos + r,
+                                                    memory_order_acq_rel,
+                                                    memory_order_acquire)) {
+            *at = pos;
+            if (!refilled && r > 0) {
+                bump(&g.served, 1);
+                bump(&g.bytes_out, (uint64_t)r);
+            }
+            return r;
+        }
+        /* Someone read (or seeked) in between: our bytes belong to them. */
+    }
+}
+
+ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, void *buf, size_t n, int64_t off,
+                           int *err)
+{
+    bump(&g.calls, 1);
+    int refilled = 0;
+    long r = gather(cb, fd, buf, n, off, &refilled);
+    if (r < 0) {
+        *err = (int)-r;
+        return -1;
+    }
+    if (!refilled && r > 0) {
+        bump(&g.served, 1);
+        bump(&g.bytes_out, (uint64_t)r);
+    }
+    return r;
+}
+
+void ioh_coalesce_sync(int fd, struct ioh_ofd *o)
+{
+    if (!atomic_load(&o->lagging))
+        return;
+    ioh_raw_lseek(fd, atomic_load(&o->offset), SEEK_SET);
+    atomic_store(&o->lagging, 0);
+}
+
+void ioh_coalesce_invalidate_all(void)
+{
+    atomic_fetch_add(&ioh__coalesce_gen, 1);
+}
+
+void ioh_coalesce_stats(struct ioh_coalesce_stats *out)
+{
+    out->served = atomic_load(&g.served);
+    out->refills = atomic_load(&g.refills);
+    out->direct = atomic_load(&g.direct);
+    out->bytes_in = atomic_load(&g.bytes_in);
+    out->bytes_out = atomic_load(&g.bytes_out);
+    out->calls = atomic_load(&g.calls);
+}
+
+void ioh_coalesce_fork_child(void)
+{
+    atomic_store(&g.pool_owner, 0);
+}

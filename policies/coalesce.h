@@ -1,0 +1,125 @@
+/* coalesce.h - serving small reads from a block cache (INTERPOSITION.md §7).
+ *
+ * One block per open file description, filled with pread at explicit offsets,
+ * so the kernel offset never runs ahead. For read() on a private description
+ * the offset is tracked lazily: served reads advance only the logical offset
+ * (o->offset); the kernel offset lags (o->lagging) until ioh_coalesce_sync
+ * puts it back, which the shim does before anything else can see it (lseek,
+ * readv, sendfile..., dup, fdopen, fork, spawn, exec).
+ *
+ * Concurrency without blocking: the block is guarded by a sequence counter
+ * (odd while a refill writes it; readers copy, then check the counter did not
+ * move) and the logical offset is claimed with a compare-and-swap after the
+ * copy, so two threads, or a signal handler and the code it interrupted, get
+ * disjoint ranges, as the kernel would give them. A refill takes a try-lock;
+ * whoever finds it taken (another thread, or a handler on the same thread)
+ * reads directly with pread instead of waiting.
+ *
+ * Semantics kept: full reads except at end of file; errors as the kernel's
+ * (partial count if bytes were copied, else -1 and errno); EOF and partial
+ * tail blocks are never served past; reads at least one block long go
+ * straight to pread into the caller's buffer. Any write, truncate or lock in
+ * the process bumps a generation that empties every block.
+ */
+#ifndef IOH_COALESCE_H
+#define IOH_COALESCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "fdtab.h"
+
+struct ioh_coalesce {
+    _Atomic uint32_t seq;          /* even: block stable; odd: a refill writes it */
+    _Atomic uint32_t owner;        /* refill try-lock: tid, 0 if free */
+    _Atomic int64_t off;           /* file offset of data[0] */
+    _Atomic uint32_t len;          /* valid bytes in data */
+    _Atomic uint32_t gen;          /* invalidation generation at the fill */
+    uint32_t cap;                  /* block size */
+    char *data;
+    struct ioh_coalesce *next_free;
+};
+
+/* Bumped by ioh_coalesce_invalidate_all; a block filled under another
+ * generation holds nothing. */
+extern _Atomic uint32_t ioh__coalesce_gen;
+
+/* Copy what the block holds at `at`, up to n bytes; 0 if it does not hold it
+ * (or changed while we copied: the sequence counter moved). */
+static inline size_t ioh_coalesce_copy(struct ioh_coalesce *cb, int64_t at, char *dst, size_t n)
+{
+    uint32_t s1 = atomic_load_explicit(&cb->seq, memory_order_acquire);
+    if (s1 & 1)
+        return 0;
+    if (atomic_load_explicit(&cb->gen, memory_order_relaxed) !=
+        atomic_load_explicit(&ioh__coalesce_gen, memory_order_relaxed))
+        return 0;
+    int64_t off = atomic_load_explicit(&cb->off, memory_order_relaxed);
+    uint32_t len = atomic_load_explicit(&cb->len, memory_order_relaxed);
+    if (at < off || at >= off + (int64_t)len)
+        return 0;
+    size_t k = (size_t)(off + len - at);
+    if (k > n)
+        k = n;
+    memcpy(dst, cb->data + (at - off), k);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&cb->seq, memory_order_relaxed) != s1)
+        return 0;
+    return k;
+}
+
+/* The common case of ioh_coalesce_read, inline for the read() wrapper: the
+ * whole request is in the block and nobody moved the offset meanwhile.
+ * Returns n, or -1 when the full path must run (nothing was consumed). */
+static inline ssize_t ioh_coalesce_read_fast(struct ioh_coalesce *cb, struct ioh_ofd *o,
+                                             void *buf, size_t n)
+{
+    int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
+    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed) ||
+        ioh_coalesce_copy(cb, pos, buf, n) != n)
+        return -1;
+    int64_t expected = pos;
+    if (!atomic_compare_exchange_strong_explicit(&o->offset, &expected, pos + (int64_t)n,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return -1;
+    return (ssize_t)n;
+}
+
+/* A block of `block` bytes, counted against IOHINT_COALESCE_MEM; NULL when
+ * memory is exhausted. Memory is pooled and never unmapped (a racing reader
+ * in another thread never faults). */
+struct ioh_coalesce *ioh_coalesce_new(uint64_t block);
+void ioh_coalesce_free(struct ioh_coalesce *cb);
+
+/* read() through the logical offset of a private description. Returns bytes
+ * or -1 with *err. Sets o->lagging. *at gets the offset served from. */
+ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, void *buf,
+                          size_t n, int *err, int64_t *at);
+
+/* pread() at an explicit offset. */
+ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, void *buf, size_t n, int64_t off,
+                           int *err);
+
+/* Put the kernel offset where the logical offset is; clears o->lagging. */
+void ioh_coalesce_sync(int fd, struct ioh_ofd *o);
+
+/* Empty every block (writes, truncates, locks). */
+void ioh_coalesce_invalidate_all(void);
+
+/* Counters for statistics. */
+struct ioh_coalesce_stats {
+    uint64_t served;        /* reads answered from a block */
+    uint64_t refills;       /* block reads (system calls made) */
+    uint64_t direct;        /* reads that went straight to pread */
+    uint64_t bytes_in;      /* bytes read into blocks */
+    uint64_t bytes_out;     /* bytes served from blocks */
+    uint64_t calls;         /* reads handled (served or direct) */
+};
+void ioh_coalesce_stats(struct ioh_coalesce_stats *out);
+void ioh_coalesce_fork_child(void);
+
+#endif

@@ -1,0 +1,664 @@
+/* engine.c - per-file policy state and decisions; the hooks of policy.h.
+ *
+ * Each eligible open file description gets a struct ioh_pol_file when it is
+ * opened: the actions its path calls for (a `path` rule, else the default),
+ * and for `auto` an online classifier (analyzer/classify.c, the same code the
+ * analyzer runs offline). Decisions are taken every DECIDE_EVERY reads, under
+ * a per-file try-lock: a thread (or signal handler) that finds it taken skips
+ * that bookkeeping, it never waits. The decision table for `auto` is in
+ * docs/policies.md; in short:
+ *
+ *   sequential  SEQUENTIAL hint (replacing a RANDOM one of the program);
+ *               coalescing if the requests are small; look-ahead prefetch if
+ *               reads reach slow storage; drop-behind if the file cannot fit
+ *               in memory anyway
+ *   strided     prefetch along the stride if reads reach slow storage
+ *   windowed    keep the window prefetched if reads reach slow storage
+ *   sparse      undo a SEQUENTIAL hint of the program (it wastes read-ahead)
+ *   reverse, re-read: nothing (the page cache already does what helps)
+ *
+ * Prefetch counts what it fetched and what the reader then used, and stops
+ * when fewer than half of the reads land in prefetched ranges.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "classify.h"
+#include "coalesce.h"
+#include "fdtab.h"
+#include "log.h"
+#include "options.h"
+#include "policy.h"
+#include "prefetch.h"
+#include "raw.h"
+#include "spec.h"
+#include "state.h"
+
+#define DECIDE_FIRST   8           /* reads before the first auto decision */
+#define DECIDE_EVERY   64          /* reads between later decisions */
+#define MIN_CONFIDENCE 0.6
+#define SLOW_READ_NS   20000       /* a read this slow went to storage */
+#define DROP_CHUNK     (2u << 20)  /* eviction works in 2 MiB folios here */
+#define LOOKAHEAD_MIN  (512u << 10)
+
+struct ioh_pol_file {
+    struct ioh_actions act;        /* what is in force now */
+    int is_auto;
+    _Atomic uint32_t owner;        /* try-lock for everything below */
+    struct ioh_cls_state *cls;     /* auto: the online classifier */
+    uint64_t reads;                /* data reads observed */
+    uint64_t next_decision;
+    int decided;                   /* enum ioh_cls_class of the last decision */
+    int app_hint;                  /* the program's last pattern hint, -1 none */
+    int our_hint;                  /* the hint we applied, -1 none */
+    struct ioh_coalesce *_Atomic cb;
+    uint64_t slow_ewma;            /* ns, reads that were not served */
+    int64_t drop_done;             /* drop-behind released [0, drop_done) */
+    /* prefetch */
+    int64_t pf_end;                /* prefetched up to here (look-ahead) */
+    uint64_t pf_dist;              /* current look-ahead, ramps up */
+    int64_t pf_lo, pf_hi;          /* the prefetched window */
+    int64_t stride;                /* strided: the jump */
+    uint64_t pf_reads, pf_hits;    /* reads since prefetch began, and hits */
+    uint64_t pf_bytes;
+    int pf_off;                    /* backed off */
+    int64_t size;
+    struct ioh_pol_file *next_free;
+};
+
+static struct {
+    int active;
+    struct ioh_spec spec;
+    uint64_t mem_total;
+    _Atomic uint32_t pool_owner;
+    struct ioh_pol_file *free_list;
+    /* statistics */
+    _Atomic uint64_t files, hints, vetoes, overrides, decisions, backoffs, drops;
+    _Atomic uint64_t pf_hits, pf_reads;
+} g;
+
+/* ------------------------------------------------------------------ */
+
+static int trylock(_Atomic uint32_t *owner)
+{
+    uint32_t expected = 0;
+    return atomic_compare_exchange_strong_explicit(owner, &expected, ioh_tid(),
+                                                   memory_order_acquire, memory_order_relaxed);
+}
+
+static void unlock(_Atomic uint32_t *owner)
+{
+    atomic_store_explicit(owner, 0, memory_order_release);
+}
+
+static void *map_anon(size_t size)
+{
+    long p = ioh_raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return (unsigned long)p > -4096ul ? NULL : (void *)p;
+}
+
+static struct ioh_pol_file *pf_alloc(void)
+{
+    struct ioh_pol_file *pf = NULL;
+    for (int spins = 0; !trylock(&g.pool_owner); spins++)
+        if (atomic_load(&g.pool_owner) == ioh_tid() || spins > 1000000)
+            return map_anon(sizeof *pf);
+    pf = g.free_list;
+    if (pf)
+        g.free_list = pf->next_free;
+    unlock(&g.pool_owner);
+    if (!pf)
+        pf = map_anon(sizeof *pf);
+    return pf;
+}
+
+static void pf_release(struct ioh_pol_file *pf)
+{
+    for (int spins = 0; !trylock(&g.pool_owner); spins++)
+        if (atomic_load(&g.pool_owner) == ioh_tid() || spins > 1000000)
+            return;               /* leak rather than wait on ourselves */
+    pf->next_free = g.free_list;
+    g.free_list = pf;
+    unlock(&g.pool_owner);
+}
+
+static uint64_t mem_total(void)
+{
+    char buf[256];
+    long fd = ioh_raw_openat(AT_FDCWD, "/proc/meminfo", O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    long n = ioh_raw_read((int)fd, buf, sizeof buf - 1);
+    ioh_raw_close((int)fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    unsigned long long kb = 0;
+    if (sscanf(buf, "MemTotal: %llu kB", &kb) != 1)
+        return 0;
+    return (uint64_t)kb * 1024;
+}
+
+/* ------------------------------------------------------------------ */
+
+int ioh_pol_init(void)
+{
+    const char *policy = ioh_opt_str(IOH_OPT_POLICY);
+    char err[512];
+    if (ioh_spec_parse(policy, &g.spec, err, sizeof err) < 0) {
+        ioh_warn("%s; no policy applied", err);
+        return 0;
+    }
+    g.active = !ioh_spec_is_none(&g.spec);
+    g.mem_total = mem_total();
+    return g.active;
+}
+
+int ioh_pol_active(void)
+{
+    return g.active;
+}
+
+static void apply_hint(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int advice,
+                       enum ioh_pol_act act)
+{
+    long rc = ioh_raw4(SYS_fadvise64, fd, 0, 0, advice);
+    if (rc == 0)
+        pf->our_hint = advice;
+    atomic_fetch_add_explicit(act == IOH_PACT_OVERRIDE ? &g.overrides : &g.hints, 1,
+                              memory_order_relaxed);
+    ioh_shim_record_action(fd, o, act, 0, (uint64_t)advice, rc);
+}
+
+static int hint_of(uint32_t flags)
+{
+    switch (flags & IOH_ACT_HINT_MASK) {
+    case IOH_ACT_SEQUENTIAL: return POSIX_FADV_SEQUENTIAL;
+    case IOH_ACT_RANDOM: return POSIX_FADV_RANDOM;
+    case IOH_ACT_NORMAL: return POSIX_FADV_NORMAL;
+    default: return -1;
+    }
+}
+
+static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o, int fd)
+{
+    if (atomic_load(&pf->cb))
+        return;
+    struct ioh_coalesce *cb = ioh_coalesce_new(pf->act.coalesce_block);
+    if (cb) {
+        struct ioh_coalesce *none = NULL;
+        if (!atomic_compare_exchange_strong(&pf->cb, &none, cb)) {
+            ioh_coalesce_free(cb);
+            return;
+        }
+        atomic_store_explicit(&o->cb, cb, memory_order_release);
+        ioh_shim_record_action(fd, o, IOH_PACT_DECIDE, 0, pf->act.coalesce_block,
+                                   IOH_ACT_COALESCE);
+    }
+}
+
+void ioh_pol_opened(int fd, struct ioh_ofd *o)
+{
+    if (!g.active || !o)
+        return;
+    uint32_t flags = atomic_load(&o->flags);
+    if (!(flags & IOH_OFD_ELIGIBLE))
+        return;
+    const struct ioh_actions *a = ioh_spec_for_path(&g.spec, o->path ? o->path : "");
+    if (!a->flags)
+        return;
+    struct ioh_pol_file *pf = pf_alloc();
+    if (!pf)
+        return;
+    memset(pf, 0, sizeof *pf);
+    pf->act = *a;
+    pf->app_hint = pf->our_hint = -1;
+    pf->size = o->size;
+    pf->is_auto = (a->flags & IOH_ACT_AUTO) != 0;
+    pf->next_decision = DECIDE_FIRST;
+    if (pf->is_auto) {
+        pf->cls = map_anon(sizeof *pf->cls);
+        if (pf->cls) {
+            ioh_cls_init(pf->cls, NULL);
+            if (o->size > 0)
+                ioh_cls_set_file_size(pf->cls, (uint64_t)o->size);
+        } else {
+            pf->is_auto = 0;
+        }
+    }
+    atomic_fetch_add_explicit(&g.files, 1, memory_order_relaxed);
+    int hint = hint_of(a->flags);
+    if (hint >= 0)
+        apply_hint(fd, o, pf, hint, IOH_PACT_HINT);
+    if (a->flags & IOH_ACT_WILLNEED)
+        ioh_prefetch_enqueue(fd, o->dev, o->ino, 0, 0, POSIX_FADV_WILLNEED);
+    /* Explicit coalescing: a block for writable-free descriptions. */
+    if ((a->flags & IOH_ACT_COALESCE) && !(flags & IOH_OFD_WRITABLE))
+        start_coalescing(pf, o, fd);
+    atomic_store(&o->pol, pf);
+}
+
+void ioh_pol_released(struct ioh_ofd *o)
+{
+    atomic_store(&o->cb, NULL);
+    struct ioh_pol_file *pf = atomic_exchange(&o->pol, NULL);
+    if (!pf)
+        return;
+    struct ioh_coalesce *cb = atomic_exchange(&pf->cb, NULL);
+    if (cb)
+        ioh_coalesce_free(cb);
+    if (pf->cls)
+        ioh_raw2(SYS_munmap, pf->cls, sizeof *pf->cls);
+    pf->cls = NULL;
+    pf_release(pf);
+}
+
+/* ------------------------------------------------------------------ */
+/* Serving reads                                                        */
+
+void ioh_pol_sync(int fd, struct ioh_ofd *o)
+{
+    if (o && atomic_load_explicit(&o->lagging, memory_order_relaxed))
+        ioh_coalesce_sync(fd, o);
+}
+
+static void sync_one(int fd, struct ioh_ofd *o, void *arg)
+{
+    (void)arg;
+    ioh_pol_sync(fd, o);
+}
+
+void ioh_pol_sync_all(void)
+{
+    if (g.active)
+        ioh_fdtab_foreach(sync_one, NULL);
+}
+
+void ioh_pol_invalidate(void)
+{
+    if (g.active)
+        ioh_coalesce_invalidate_all();
+}
+
+/* ------------------------------------------------------------------ */
+/* Observing reads: classifier, decisions, prefetch, drop-behind        */
+
+static int rule_class(const struct ioh_cls_result *r)
+{
+    switch (r->cls) {
+    case IOH_CLS_SEQUENTIAL: return IOH_RC_SEQUENTIAL;
+    case IOH_CLS_REVERSE: return IOH_RC_REVERSE;
+    case IOH_CLS_STRIDED: return IOH_RC_STRIDED;
+    case IOH_CLS_WINDOWED: return IOH_RC_WINDOWED;
+    case IOH_CLS_SPARSE: return IOH_RC_SPARSE;
+    case IOH_CLS_REREAD: return IOH_RC_REREAD;
+    default: return -1;
+    }
+}
+
+/* What `auto` does for a class (docs/policies.md); `slow` means recent
+ * unserved reads took long enough to have reached storage. */
+static uint32_t auto_actions(const struct ioh_cls_result *r, int slow, const struct ioh_pol_file *pf)
+{
+    uint32_t a = IOH_ACT_AUTO;
+    switch (r->cls) {
+    case IOH_CLS_SEQUENTIAL:
+        a |= IOH_ACT_SEQUENTIAL;
+        if (r->small)
+            a |= IOH_ACT_COALESCE;
+        if (slow)
+            a |= IOH_ACT_PREFETCH;
+        if (g.mem_total && pf->size > 0 && (uint64_t)pf->size > g.mem_total / 2)
+            a |= IOH_ACT_NOREUSE;
+        break;
+    case IOH_CLS_STRIDED:
+        if (slow && r->stride > 0)
+            a |= IOH_ACT_PREFETCH;
+        break;
+    case IOH_CLS_WINDOWED:
+        if (slow)
+            a |= IOH_ACT_WINDOW;
+        break;
+    case IOH_CLS_SPARSE:
+        if (pf->app_hint == POSIX_FADV_SEQUENTIAL)
+            a |= IOH_ACT_NORMAL;
+        break;
+    default:
+        break;
+    }
+    return a;
+}
+
+static void decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
+{
+    struct ioh_cls_result r = ioh_cls_result(pf->cls);
+    if (r.cls == IOH_CLS_UNKNOWN || r.confidence < MIN_CONFIDENCE)
+        return;
+    int slow = pf->slow_ewma > SLOW_READ_NS;
+    uint32_t want;
+    const struct ioh_actions *rule = NULL;
+    int rc = rule_class(&r);
+    if (g.spec.class_rules) {
+        if (r.small)
+            rule = ioh_spec_for_class(&g.spec, IOH_RC_SMALL);
+        if (!rule && rc >= 0)
+            rule = ioh_spec_for_class(&g.spec, (enum ioh_rule_class)rc);
+    }
+    if (rule) {
+        want = rule->flags | IOH_ACT_AUTO;
+        pf->act.coalesce_block = rule->coalesce_block;
+        pf->act.prefetch_distance = rule->prefetch_distance;
+        pf->act.window_size = rule->window_size;
+    } else {
+        want = auto_actions(&r, slow, pf);
+    }
+    if ((int)r.cls != pf->decided || want != pf->act.flags) {
+        atomic_fetch_add_explicit(&g.decisions, 1, memory_order_relaxed);
+        ioh_shim_record_action(fd, o, IOH_PACT_DECIDE, 0, (uint64_t)r.cls, want);
+    }
+    pf->decided = (int)r.cls;
+    if (r.cls == IOH_CLS_STRIDED)
+        pf->stride = r.stride;
+    /* Hints: apply ours when it differs from what is in force; a program's
+     * contrary hint is overridden only when it contradicts what it does. */
+    int hint = hint_of(want);
+    if (hint >= 0 && hint != pf->our_hint && !(pf->act.flags & IOH_ACT_KEEP_HINTS))
+        apply_hint(fd, o, pf, hint, pf->app_hint >= 0 && pf->app_hint != hint
+                                        ? IOH_PACT_OVERRIDE : IOH_PACT_HINT);
+    if ((want & IOH_ACT_COALESCE) && !(atomic_load(&o->flags) & IOH_OFD_WRITABLE))
+        start_coalescing(pf, o, fd);
+    if (pf->pf_off)
+        want &= ~(uint32_t)(IOH_ACT_PREFETCH | IOH_ACT_WINDOW);
+    pf->act.flags = want | (pf->act.flags & IOH_ACT_KEEP_HINTS);
+}
+
+/* Look-ahead: keep [end, end + distance) asked for, in steps of at least half
+ * the distance so the queue sees few, large requests. */
+static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t end)
+{
+    if (!pf->pf_dist)
+        pf->pf_dist = LOOKAHEAD_MIN;
+    uint64_t dist = pf->pf_dist;
+    if (pf->pf_end < end)
+        pf->pf_end = end;
+    if (pf->pf_end - end > (int64_t)dist / 2)
+        return;
+    int64_t from = pf->pf_end, to = end + (int64_t)dist;
+    if (pf->size > 0 && to > pf->size)
+        to = pf->size;
+    if (to <= from)
+        return;
+    if (ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from),
+                             POSIX_FADV_WILLNEED) == 0) {
+        pf->pf_end = to;
+        pf->pf_bytes += (uint64_t)(to - from);
+        ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
+    }
+    if (pf->pf_dist < pf->act.prefetch_distance)
+        pf->pf_dist *= 2;
+    if (pf->pf_dist > pf->act.prefetch_distance)
+        pf->pf_dist = pf->act.prefetch_distance;
+}
+
+/* Window: keep [centre - w/2, centre + w/2] asked for; release what falls
+ * behind (in 2 MiB pieces; smaller ones free nothing here). */
+static void window(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t at)
+{
+    int64_t w = (int64_t)pf->act.window_size;
+    int64_t lo = at - w / 2, hi = at + w / 2;
+    if (lo < 0)
+        lo = 0;
+    if (pf->size > 0 && hi > pf->size)
+        hi = pf->size;
+    if (hi > pf->pf_hi + w / 8 || pf->pf_hi == 0) {
+        int64_t from = pf->pf_hi > lo ? pf->pf_hi : lo;
+        if (hi > from &&
+            ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(hi - from),
+                                 POSIX_FADV_WILLNEED) == 0) {
+            pf->pf_bytes += (uint64_t)(hi - from);
+            ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(hi - from), 0);
+            pf->pf_hi = hi;
+        }
+    }
+    int64_t drop_to = lo & ~(int64_t)(DROP_CHUNK - 1);
+    if (drop_to > pf->pf_lo + (int64_t)DROP_CHUNK) {
+        int64_t from = pf->pf_lo & ~(int64_t)(DROP_CHUNK - 1);
+        ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(drop_to - from),
+                             POSIX_FADV_DONTNEED);
+        ioh_shim_record_action(fd, o, IOH_PACT_DROP, from, (uint64_t)(drop_to - from), 0);
+        pf->pf_lo = drop_to;
+    }
+}
+
+/* Strided: ask for the next strides up to the distance. Short strides are
+ * fetched as one span (fewer, larger requests); long ones one by one. */
+static void strides(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t off,
+                    uint64_t len)
+{
+    int64_t stride = pf->stride;
+    if (stride <= 0)
+        return;
+    if (stride <= 64 * 1024) {
+        lookahead(fd, o, pf, off + (int64_t)len);
+        return;
+    }
+    int64_t horizon = off + (int64_t)pf->act.prefetch_distance;
+    if (pf->pf_end < off + stride)
+        pf->pf_end = off + stride;
+    if (pf->pf_end - off > (int64_t)pf->act.prefetch_distance / 2)
+        return;
+    for (int64_t at = pf->pf_end; at < horizon; at += stride) {
+        if (pf->size > 0 && at >= pf->size)
+            break;
+        if (ioh_prefetch_enqueue(fd, o->dev, o->ino, at, len, POSIX_FADV_WILLNEED) != 0)
+            break;
+        pf->pf_bytes += len;
+        pf->pf_end = at + stride;
+    }
+}
+
+static void drop_behind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t off)
+{
+    int64_t upto = (off & ~(int64_t)(DROP_CHUNK - 1)) - (int64_t)DROP_CHUNK;
+    if (upto <= pf->drop_done)
+        return;
+    int64_t from = pf->drop_done;
+    ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(upto - from), POSIX_FADV_DONTNEED);
+    ioh_shim_record_action(fd, o, IOH_PACT_DROP, from, (uint64_t)(upto - from), 0);
+    atomic_fetch_add_explicit(&g.drops, 1, memory_order_relaxed);
+    pf->drop_done = upto;
+}
+
+/* Did this read land in what we prefetched? Back off below a 50% hit rate. */
+static void prefetch_account(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t off,
+                             int64_t end)
+{
+    if (!pf->pf_bytes)
+        return;
+    pf->pf_reads++;
+    int hit = (off >= pf->pf_lo && end <= pf->pf_hi) || (end <= pf->pf_end && off >= 0 &&
+                                                         pf->pf_end > 0);
+    pf->pf_hits += (uint64_t)hit;
+    atomic_fetch_add_explicit(&g.pf_reads, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&g.pf_hits, (uint64_t)hit, memory_order_relaxed);
+    if (pf->pf_reads >= 256 && pf->pf_hits * 2 < pf->pf_reads && !pf->pf_off &&
+        (pf->act.flags & IOH_ACT_AUTO)) {
+        pf->pf_off = 1;
+        pf->act.flags &= ~(uint32_t)(IOH_ACT_PREFETCH | IOH_ACT_WINDOW);
+        atomic_fetch_add_explicit(&g.backoffs, 1, memory_order_relaxed);
+        ioh_shim_record_action(fd, o, IOH_PACT_BACKOFF, off, pf->pf_bytes, 0);
+    }
+}
+
+void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64_t ret,
+                     uint64_t t, uint64_t dur)
+{
+    struct ioh_pol_file *pf = atomic_load_explicit(&o->pol, memory_order_acquire);
+    if (!pf || !trylock(&pf->owner))
+        return;
+    if (ret > 0 && off >= 0) {
+        pf->reads++;
+        if (dur > 0)
+            pf->slow_ewma = pf->slow_ewma ? (pf->slow_ewma * 7 + dur) / 8 : dur;
+        if (pf->cls) {
+            struct ioh_cls_event e = {.t = t, .off = off, .len = len, .ret = ret};
+            ioh_cls_feed(pf->cls, &e);
+            if (pf->reads >= pf->next_decision) {
+                decide(fd, o, pf);
+                pf->next_decision = pf->reads + DECIDE_EVERY;
+            }
+        }
+        int64_t end = off + ret;
+        prefetch_account(fd, o, pf, off, end);
+        uint32_t a = pf->act.flags;
+        if (a & IOH_ACT_PREFETCH) {
+            if (pf->decided == IOH_CLS_STRIDED)
+                strides(fd, o, pf, off, (uint64_t)ret);
+            else
+                lookahead(fd, o, pf, end);
+        }
+        if (a & IOH_ACT_WINDOW)
+            window(fd, o, pf, off);
+        if (a & IOH_ACT_NOREUSE)
+            drop_behind(fd, o, pf, off);
+    }
+    unlock(&pf->owner);
+}
+
+/* ------------------------------------------------------------------ */
+/* The program's own hints                                              */
+
+int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int advice, int *rc)
+{
+    struct ioh_pol_file *pf = o ? atomic_load(&o->pol) : NULL;
+    if (!pf)
+        return 0;
+    int pattern = advice == POSIX_FADV_SEQUENTIAL || advice == POSIX_FADV_RANDOM ||
+                  advice == POSIX_FADV_NORMAL;
+    if (!pattern)
+        return 0;                  /* WILLNEED, DONTNEED, NOREUSE: data, not a claim */
+    pf->app_hint = advice;
+    if (pf->act.flags & IOH_ACT_KEEP_HINTS)
+        return 0;
+    int ours = hint_of(pf->act.flags);
+    if (ours >= 0 && ours != advice) {
+        /* We hold a hint that the evidence (or the user) supports: keep it,
+         * tell the program it worked. */
+        *rc = 0;
+        atomic_fetch_add_explicit(&g.vetoes, 1, memory_order_relaxed);
+        ioh_shim_record_action(fd, o, IOH_PACT_VETO, off, (uint64_t)advice, len);
+        return 1;
+    }
+    /* auto without a hint of its own yet: let it through and remember it;
+     * decide() overrides it if the reads contradict it. */
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* stdio                                                                */
+
+#define STREAM_SLOTS 64
+
+static struct {
+    _Atomic(FILE *) f[STREAM_SLOTS];
+    char *buf[STREAM_SLOTS];
+    size_t size[STREAM_SLOTS];
+} g_streams;
+
+void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o)
+{
+    struct ioh_pol_file *pf = o ? atomic_load(&o->pol) : NULL;
+    if (!pf || !(pf->act.flags & IOH_ACT_COALESCE) || (atomic_load(&o->flags) & IOH_OFD_WRITABLE))
+        return;
+    size_t size = pf->act.coalesce_block < (1u << 20) ? (1u << 20) : pf->act.coalesce_block;
+    for (int i = 0; i < STREAM_SLOTS; i++) {
+        FILE *none = NULL;
+        if (!atomic_compare_exchange_strong(&g_streams.f[i], &none, f))
+            continue;
+        char *buf = map_anon(size);
+        if (!buf || setvbuf(f, buf, _IOFBF, size) != 0) {
+            if (buf)
+                ioh_raw2(SYS_munmap, buf, size);
+            atomic_store(&g_streams.f[i], NULL);
+            return;
+        }
+        g_streams.buf[i] = buf;
+        g_streams.size[i] = size;
+        return;
+    }
+}
+
+void ioh_pol_stream_closed(FILE *f)
+{
+    for (int i = 0; i < STREAM_SLOTS; i++)
+        if (atomic_load(&g_streams.f[i]) == f) {
+            ioh_raw2(SYS_munmap, g_streams.buf[i], g_streams.size[i]);
+            g_streams.buf[i] = NULL;
+            atomic_store(&g_streams.f[i], NULL);
+            return;
+        }
+}
+
+/* ------------------------------------------------------------------ */
+/* fork, exit                                                           */
+
+void ioh_pol_fork_prepare(void)
+{
+    ioh_pol_sync_all();
+}
+
+void ioh_pol_fork_parent(void) {}
+
+void ioh_pol_fork_child(void)
+{
+    atomic_store(&g.pool_owner, 0);
+    ioh_coalesce_fork_child();
+    ioh_prefetch_fork_child();
+}
+
+void ioh_pol_stop_threads(void)
+{
+    ioh_prefetch_stop();
+}
+
+void ioh_pol_finish(void)
+{
+    if (!g.active || !ioh_opt_int(IOH_OPT_STATS))
+        return;
+    struct ioh_coalesce_stats c;
+    struct ioh_prefetch_stats p;
+    ioh_coalesce_stats(&c);
+    ioh_prefetch_stats(&p);
+    char pol[600];
+    ioh_actions_format(&g.spec.dflt, pol, sizeof pol);
+    ioh_warn("stats: policy %s%s, %llu files under a policy", g.spec.nrules ? "file " : "",
+             g.spec.nrules ? g.spec.source : pol, (unsigned long long)atomic_load(&g.files));
+    ioh_warn("stats: hints applied %llu, program hints vetoed %llu, overridden %llu, "
+             "auto decisions %llu",
+             (unsigned long long)atomic_load(&g.hints), (unsigned long long)atomic_load(&g.vetoes),
+             (unsigned long long)atomic_load(&g.overrides),
+             (unsigned long long)atomic_load(&g.decisions));
+    if (c.calls)
+        ioh_warn("stats: coalesce: %llu reads, %llu served from blocks, %llu block reads, "
+                 "%llu direct; system calls saved %lld; %llu bytes read into blocks, %llu served",
+                 (unsigned long long)c.calls, (unsigned long long)c.served,
+                 (unsigned long long)c.refills, (unsigned long long)c.direct,
+                 (long long)c.calls - (long long)(c.refills + c.direct),
+                 (unsigned long long)c.bytes_in, (unsigned long long)c.bytes_out);
+    if (p.requests || p.overflow)
+        ioh_warn("stats: prefetch: %llu requests, %llu bytes asked for, %llu bytes dropped "
+                 "behind, reads in prefetched ranges %llu of %llu, back-offs %llu, "
+                 "stale %llu, queue overflows %llu",
+                 (unsigned long long)p.requests, (unsigned long long)p.bytes,
+                 (unsigned long long)p.dropped, (unsigned long long)atomic_load(&g.pf_hits),
+                 (unsigned long long)atomic_load(&g.pf_reads),
+                 (unsigned long long)atomic_load(&g.backoffs), (unsigned long long)p.stale,
+                 (unsigned long long)p.overflow);
+}

@@ -1,0 +1,97 @@
+/* policy.h - the one contract between the shim and the policies.
+ *
+ * The shim (shim/interpose.c) calls these hooks from its wrappers; the
+ * policies change how the program's I/O reaches the kernel without changing
+ * what the program observes: same bytes, return values, errno and offsets.
+ * Policies may only (a) add posix_fadvise/readahead hints and veto the
+ * program's own contradicting ones, (b) serve reads from a block cache filled
+ * with pread at explicit offsets (never moving the kernel offset ahead), and
+ * (c) prefetch into the page cache from a background thread.
+ *
+ * Every hook is cheap when its file has no policy (a NULL check in the shim).
+ * Hooks on the read path take no lock except the per-description try-locks
+ * described in coalesce.h and engine.c; none of them blocks. They preserve
+ * errno unless documented. Policy state hangs off the shim's open file
+ * description (struct ioh_ofd, shim/fdtab.h), which the policies read.
+ */
+#ifndef IOH_POLICY_H
+#define IOH_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct ioh_ofd;
+struct ioh_pol_file;
+
+/* Read IOHINT_POLICY (once, at init). Returns 1 if any policy is active (the
+ * shim must then keep descriptor state even without a trace). A bad policy
+ * warns once and leaves policies off. */
+int ioh_pol_init(void);
+int ioh_pol_active(void);
+
+/* A description was opened (open*, fopen, fdopen): attach the policy state
+ * for its path, apply open-time hints. May leave o->pol NULL. */
+void ioh_pol_opened(int fd, struct ioh_ofd *o);
+
+/* The description's last reference is gone: free its policy state. */
+void ioh_pol_released(struct ioh_ofd *o);
+
+/* Serving reads: when a description coalesces, o->cb is its block cache and
+ * the shim calls ioh_coalesce_read/ioh_coalesce_pread (coalesce.h) directly,
+ * for private descriptions (read) or any (pread). */
+
+/* After any data read (served or real): feed the online classifier, move
+ * prefetch and drop-behind along, decide (auto). t is CLOCK_MONOTONIC ns. */
+void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64_t ret,
+                     uint64_t t, uint64_t dur);
+
+/* The program calls posix_fadvise itself. Returns 1 if the policy decided
+ * (then *rc is what posix_fadvise must return and the real call was made or
+ * vetoed), 0 to make the real call. */
+int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int advice, int *rc);
+
+/* The kernel offset must be exact now (before an implicit-offset call we do
+ * not serve: lseek, readv..., or before the description is shared). */
+void ioh_pol_sync(int fd, struct ioh_ofd *o);
+/* ... for every description (fork, spawn, system, popen, exec). */
+void ioh_pol_sync_all(void);
+
+/* Something may have changed file contents (a write, truncate, lock in this
+ * process): drop every cached block. */
+void ioh_pol_invalidate(void);
+
+/* stdio: a stream was opened on a description that coalesces; give it a
+ * larger buffer of ours before its first read. ioh_pol_stream_closed frees it
+ * after fclose. */
+void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o);
+void ioh_pol_stream_closed(FILE *f);
+
+/* fork (atfork handlers) and namespace changes. */
+void ioh_pol_fork_prepare(void);
+void ioh_pol_fork_parent(void);
+void ioh_pol_fork_child(void);
+void ioh_pol_stop_threads(void);   /* before unshare/setns: join the worker */
+
+/* At exit: IOHINT_STATS=1 prints a summary on stderr. */
+void ioh_pol_finish(void);
+
+/* Policy actions as trace events (op IOH_OP_POLICY, aux = enum ioh_pol_act). */
+enum ioh_pol_act {
+    IOH_PACT_HINT = 1,        /* posix_fadvise applied: len = advice */
+    IOH_PACT_VETO = 2,        /* the program's hint was not applied: len = its advice */
+    IOH_PACT_OVERRIDE = 3,    /* a hint replaced the program's: len = advice applied */
+    IOH_PACT_REFILL = 4,      /* coalescing block read: off/len */
+    IOH_PACT_PREFETCH = 5,    /* prefetch issued: off/len */
+    IOH_PACT_DROP = 6,        /* drop-behind: off/len released */
+    IOH_PACT_DECIDE = 7,      /* auto chose a policy: len = class, ret = IOH_ACT_* flags */
+    IOH_PACT_BACKOFF = 8,     /* a policy stopped because it did not pay */
+};
+
+/* Implemented by the shim: record a policy action in the trace (if tracing).
+ * Safe anywhere a wrapper may run, including the prefetch worker. */
+void ioh_shim_record_action(int fd, struct ioh_ofd *o, enum ioh_pol_act act, int64_t off,
+                            uint64_t len, int64_t ret);
+
+#endif

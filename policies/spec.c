@@ -1,0 +1,333 @@
+/* spec.c - parsing policy strings and files; see spec.h. */
+#include "spec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_COALESCE_BLOCK   (256u * 1024)
+#define DEFAULT_PREFETCH         (8u * 1024 * 1024)
+#define DEFAULT_WINDOW           (32u * 1024 * 1024)
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Sizes like 4096, 64K, 8M, 1G (powers of 1024). */
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s == '-')
+        return -1;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    default: return -1;
+    }
+    if (*end == 'i' || *end == 'I')
+        end++;
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end || v == 0 || v > (1ull << 40) >> shift)
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    uint32_t flag;
+    int takes_size;               /* 0 no, 1 optional */
+} g_words[] = {
+    {"sequential", IOH_ACT_SEQUENTIAL, 0},
+    {"random", IOH_ACT_RANDOM, 0},
+    {"normal", IOH_ACT_NORMAL, 0},
+    {"willneed", IOH_ACT_WILLNEED, 0},
+    {"noreuse", IOH_ACT_NOREUSE, 0},
+    {"coalesce", IOH_ACT_COALESCE, 1},
+    {"prefetch", IOH_ACT_PREFETCH, 1},
+    {"window", IOH_ACT_WINDOW, 1},
+    {"keep-hints", IOH_ACT_KEEP_HINTS, 0},
+    {"auto", IOH_ACT_AUTO, 0},
+};
+
+int ioh_actions_parse(const char *text, struct ioh_actions *out, const char *where, char *err,
+                      size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    out->coalesce_block = DEFAULT_COALESCE_BLOCK;
+    out->prefetch_distance = DEFAULT_PREFETCH;
+    out->window_size = DEFAULT_WINDOW;
+    char buf[1024];
+    if (strlen(text) >= sizeof buf)
+        return fail(err, errlen, "%s: policy too long", where);
+    strcpy(buf, text);
+    if (!strcmp(buf, "none") || !buf[0])
+        return buf[0] ? 0 : fail(err, errlen, "%s: empty policy", where);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*tok))
+            tok++;
+        size_t n = strlen(tok);
+        while (n && isspace((unsigned char)tok[n - 1]))
+            tok[--n] = '\0';
+        char *eq = strchr(tok, '=');
+        if (eq)
+            *eq++ = '\0';
+        size_t i;
+        for (i = 0; i < sizeof g_words / sizeof g_words[0]; i++)
+            if (!strcmp(tok, g_words[i].name))
+                break;
+        if (i == sizeof g_words / sizeof g_words[0]) {
+            if (!strcmp(tok, "none"))
+                return fail(err, errlen, "%s: 'none' cannot be combined with other actions",
+                            where);
+            return fail(err, errlen,
+                        "%s: unknown action '%s' (known: sequential, random, normal, willneed, "
+                        "noreuse, coalesce[=SIZE], prefetch[=SIZE], window[=SIZE], keep-hints, "
+                        "auto, none)", where, tok);
+        }
+        uint32_t flag = g_words[i].flag;
+        if (flag & IOH_ACT_HINT_MASK) {
+            if ((out->flags & IOH_ACT_HINT_MASK) && (out->flags & IOH_ACT_HINT_MASK) != flag)
+                return fail(err, errlen, "%s: '%s' contradicts an earlier hint", where, tok);
+        }
+        if (eq) {
+            uint64_t v;
+            if (!g_words[i].takes_size)
+                return fail(err, errlen, "%s: '%s' takes no value (got '%s')", where, tok, eq);
+            if (parse_size(eq, &v) < 0)
+                return fail(err, errlen, "%s: bad size '%s' for %s (e.g. 64K, 8M, 1G)", where,
+                            eq, tok);
+            if (flag == IOH_ACT_COALESCE) {
+                if (v < 4096 || v > (64u << 20))
+                    return fail(err, errlen, "%s: coalesce block %s out of range (4K-64M)",
+                                where, eq);
+                out->coalesce_block = v;
+            } else if (flag == IOH_ACT_PREFETCH) {
+                out->prefetch_distance = v;
+            } else {
+                out->window_size = v;
+            }
+        }
+        out->flags |= flag;
+    }
+    return 0;
+}
+
+static const char *const g_class_names[IOH_RC_COUNT] = {
+    "sequential", "reverse", "strided", "windowed", "sparse", "re-read", "small",
+};
+
+static int looks_like_file(const char *s)
+{
+    size_t n = strlen(s);
+    return strchr(s, '/') || (n > 7 && !strcmp(s + n - 7, ".policy"));
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+int ioh_spec_parse_text(const char *text, const char *name, struct ioh_spec *out, char *err,
+                        size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->source, sizeof out->source, "%s", name);
+    char where[320];
+    snprintf(where, sizeof where, "%s", name);
+    ioh_actions_parse("none", &out->dflt, where, err, errlen);
+    int have_default = 0;
+    unsigned lineno = 0;
+    const char *p = text;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char line[2048];
+        lineno++;
+        if (len >= sizeof line)
+            return fail(err, errlen, "%s line %u: line too long", name, lineno);
+        memcpy(line, p, len);
+        line[len] = '\0';
+        p += len + (nl ? 1 : 0);
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *s = trim(line);
+        if (!*s)
+            continue;
+        snprintf(where, sizeof where, "%s line %u", name, lineno);
+        char *kw = s;
+        while (*s && !isspace((unsigned char)*s))
+            s++;
+        if (*s)
+            *s++ = '\0';
+        s = trim(s);
+        if (!strcmp(kw, "default")) {
+            if (have_default)
+                return fail(err, errlen, "%s: second 'default' rule", where);
+            if (!*s)
+                return fail(err, errlen, "%s: 'default' needs actions", where);
+            if (ioh_actions_parse(s, &out->dflt, where, err, errlen) < 0)
+                return -1;
+            have_default = 1;
+            continue;
+        }
+        if (strcmp(kw, "path") && strcmp(kw, "class"))
+            return fail(err, errlen, "%s: unknown rule '%s' (expected default, path or class)",
+                        where, kw);
+        char *arg = s;
+        while (*s && !isspace((unsigned char)*s))
+            s++;
+        if (*s)
+            *s++ = '\0';
+        s = trim(s);
+        if (!*arg || !*s)
+            return fail(err, errlen, "%s: '%s' needs a %s and actions", where, kw,
+                        kw[0] == 'p' ? "glob" : "class");
+        if (out->nrules == IOH_SPEC_MAX_RULES)
+            return fail(err, errlen, "%s: more than %d rules", where, IOH_SPEC_MAX_RULES);
+        struct ioh_rule *r = &out->rules[out->nrules];
+        if (kw[0] == 'p') {
+            r->kind = IOH_RULE_PATH;
+            if (strlen(arg) >= sizeof r->glob)
+                return fail(err, errlen, "%s: glob too long", where);
+            strcpy(r->glob, arg);
+        } else {
+            r->kind = IOH_RULE_CLASS;
+            int c;
+            for (c = 0; c < IOH_RC_COUNT; c++)
+                if (!strcmp(arg, g_class_names[c]))
+                    break;
+            if (c == IOH_RC_COUNT)
+                return fail(err, errlen,
+                            "%s: unknown class '%s' (sequential, reverse, strided, windowed, "
+                            "sparse, re-read, small)", where, arg);
+            r->cls = (enum ioh_rule_class)c;
+            out->class_rules = 1;
+        }
+        if (ioh_actions_parse(s, &r->act, where, err, errlen) < 0)
+            return -1;
+        out->nrules++;
+    }
+    return 0;
+}
+
+int ioh_spec_parse(const char *policy, struct ioh_spec *out, char *err, size_t errlen)
+{
+    if (!looks_like_file(policy)) {
+        memset(out, 0, sizeof *out);
+        snprintf(out->source, sizeof out->source, "policy");
+        char where[300];
+        snprintf(where, sizeof where, "policy '%s'", policy);
+        return ioh_actions_parse(policy, &out->dflt, where, err, errlen);
+    }
+    FILE *f = fopen(policy, "re");
+    if (!f)
+        return fail(err, errlen, "policy file %s: %s", policy, strerror(errno));
+    char *text = NULL;
+    size_t cap = 0, n = 0;
+    char chunk[4096];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (n + got + 1 > cap) {
+            cap = (n + got + 1) * 2;
+            char *t = realloc(text, cap);
+            if (!t) {
+                free(text);
+                fclose(f);
+                return fail(err, errlen, "policy file %s: out of memory", policy);
+            }
+            text = t;
+        }
+        memcpy(text + n, chunk, got);
+        n += got;
+        if (n > (1u << 20)) {
+            free(text);
+            fclose(f);
+            return fail(err, errlen, "policy file %s: larger than 1 MiB", policy);
+        }
+    }
+    fclose(f);
+    if (!text)
+        text = calloc(1, 1);
+    else
+        text[n] = '\0';
+    if (memchr(text, '\0', n))
+        return free(text), fail(err, errlen, "policy file %s: not a text file", policy);
+    int r = ioh_spec_parse_text(text, policy, out, err, errlen);
+    free(text);
+    return r;
+}
+
+const struct ioh_actions *ioh_spec_for_path(const struct ioh_spec *s, const char *path)
+{
+    for (unsigned i = 0; i < s->nrules; i++)
+        if (s->rules[i].kind == IOH_RULE_PATH && fnmatch(s->rules[i].glob, path, 0) == 0)
+            return &s->rules[i].act;
+    return &s->dflt;
+}
+
+const struct ioh_actions *ioh_spec_for_class(const struct ioh_spec *s, enum ioh_rule_class cls)
+{
+    for (unsigned i = 0; i < s->nrules; i++)
+        if (s->rules[i].kind == IOH_RULE_CLASS && s->rules[i].cls == cls)
+            return &s->rules[i].act;
+    return NULL;
+}
+
+void ioh_actions_format(const struct ioh_actions *a, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof g_words / sizeof g_words[0]; i++) {
+        uint32_t f = g_words[i].flag;
+        int on = f & IOH_ACT_HINT_MASK ? (a->flags & IOH_ACT_HINT_MASK) == f : (a->flags & f) != 0;
+        if (!on)
+            continue;
+        int n;
+        if (f == IOH_ACT_COALESCE)
+            n = snprintf(buf + at, len - at, "%scoalesce=%llu", at ? "," : "",
+                         (unsigned long long)a->coalesce_block);
+        else if (f == IOH_ACT_PREFETCH)
+            n = snprintf(buf + at, len - at, "%sprefetch=%llu", at ? "," : "",
+                         (unsigned long long)a->prefetch_distance);
+        else if (f == IOH_ACT_WINDOW)
+            n = snprintf(buf + at, len - at, "%swindow=%llu", at ? "," : "",
+                         (unsigned long long)a->window_size);
+        else
+            n = snprintf(buf + at, len - at, "%s%s", at ? "," : "", g_words[i].name);
+        if (n < 0 || (size_t)n >= len - at)
+            break;
+        at += (size_t)n;
+    }
+    if (!at)
+        snprintf(buf, len, "none");
+}
+
+int ioh_spec_is_none(const struct ioh_spec *s)
+{
+    return s->dflt.flags == 0 && s->nrules == 0;
+}
