@@ -1,0 +1,1062 @@
+/* classify.c - the read-pattern classifier (see classify.h for the contract and
+ * docs/classes.md for the definitions).
+ *
+ * How it works. ioh_cls_feed() compares every data read with a few remembered
+ * reads and gives it one "kind" of step:
+ *
+ *   SEQ   it continues one of the recent streams forward (gap < seq_gap),
+ *   REV   it continues one backward (ends less than seq_gap before its start),
+ *   FWD   it jumps forward from the previous read by seq_gap or more,
+ *   BACK  it jumps backward from the previous read,
+ *   OVER  it neither advances nor retreats (same start, inside, around it).
+ *
+ * Keeping up to IOH_CLS_HEADS stream heads, not just the previous read, is what
+ * makes two sequential streams interleaved on one descriptor (two threads, or a
+ * merge of two regions) sequential, as the kernel's context readahead treats
+ * them. Each read also looks its first page up in a small direct-mapped table
+ * of recently read pages, to tell whether it reads bytes again. The kind and
+ * flags go into a ring of the last IOH_CLS_RING reads. That is all the feed
+ * does, so it stays at a few ns; ioh_cls_result() walks the ring (counts,
+ * dominant stride, window) only when asked.
+ */
+#include "classify.h"
+
+#include <string.h>
+
+enum {
+    K_FIRST = 0,  /* the stream's first read: no step into it */
+    K_SEQ,
+    K_REV,
+    K_FWD,
+    K_BACK,
+    K_OVER,
+    K_COUNT
+};
+
+/* r_info: kind in bits 0-2, then flags, then the head in bits 5-6. */
+#define I_KIND       0x07u
+#define I_RR         0x08u   /* re-read bytes read recently */
+#define I_CONSEC     0x10u   /* SEQ with no gap at all */
+#define I_HEAD_SHIFT 5
+
+/* ioh_cls_slot.meta: [lo, hi) within the page, lo in bits 0-11, hi in 12-24. */
+#define M_VALID   0x40000000u
+#define M_HOT     0x80000000u
+
+#define RING_MASK (IOH_CLS_RING - 1u)
+
+/* An offset no real file reaches (Linux caps offsets at 2^63 - 1), so that an
+ * unused head never matches: nothing starts after it, nothing ends near it. */
+#define HEAD_NONE 0xC000000000000000ull
+
+_Static_assert((IOH_CLS_RING & (IOH_CLS_RING - 1u)) == 0, "ring: power of two");
+_Static_assert(IOH_CLS_RING >= 16u && IOH_CLS_RING <= 128u, "ring size");
+_Static_assert(IOH_CLS_HOT_BITS >= 1u && IOH_CLS_HOT_BITS <= 16u, "hot table size");
+_Static_assert(IOH_CLS_HEADS >= 1u && IOH_CLS_HEADS <= 4u, "head id has two bits in r_info");
+_Static_assert(IOH_CLS_PAGE == 4096u, "slot meta packs 12/13-bit page offsets");
+
+static const char *const cls_names[IOH_CLS_COUNT] = {
+    [IOH_CLS_UNKNOWN] = "unknown",
+    [IOH_CLS_SEQUENTIAL] = "sequential",
+    [IOH_CLS_REVERSE] = "reverse",
+    [IOH_CLS_STRIDED] = "strided",
+    [IOH_CLS_WINDOWED] = "windowed",
+    [IOH_CLS_SPARSE] = "sparse",
+    [IOH_CLS_REREAD] = "re-read",
+};
+
+const char *ioh_cls_name(enum ioh_cls_class c)
+{
+    if ((unsigned)c >= IOH_CLS_COUNT)
+        return "unknown";
+    return cls_names[c];
+}
+
+const char *ioh_cls_order_name(enum ioh_cls_order o)
+{
+    switch (o) {
+    case IOH_CLS_ORDER_ASCENDING: return "ascending";
+    case IOH_CLS_ORDER_DESCENDING: return "descending";
+    case IOH_CLS_ORDER_RANDOM: return "random";
+    case IOH_CLS_ORDER_NONE: break;
+    }
+    return "none";
+}
+
+void ioh_cls_params_default(struct ioh_cls_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->seq_gap = IOH_CLS_PAGE;
+    p->small_request = 16384;
+    p->min_reads = 4;
+    p->window_share = 0.9;
+    p->windowed_max = 0.25;
+    p->reread_min = 0.5;
+    p->order_min = 0.8;
+    p->phase_block = 16;
+    p->phase_hold = 1;
+    p->phase_min_conf = 0.5;
+    p->phase_margin = 0.2;
+}
+
+static double clampd(double v, double lo, double hi)
+{
+    /* Written so that a NaN lands on lo. */
+    if (!(v >= lo))
+        return lo;
+    return v > hi ? hi : v;
+}
+
+void ioh_cls_init(struct ioh_cls_state *s, const struct ioh_cls_params *p)
+{
+    memset(s, 0, sizeof *s);
+    if (p)
+        s->p = *p;
+    else
+        ioh_cls_params_default(&s->p);
+    if (s->p.seq_gap == 0)
+        s->p.seq_gap = 1;   /* gap < 1: only exactly consecutive reads */
+    if (s->p.seq_gap > ((uint64_t)1 << 40))
+        s->p.seq_gap = (uint64_t)1 << 40;
+    if (s->p.min_reads < 2)
+        s->p.min_reads = 2;
+    s->p.window_share = clampd(s->p.window_share, 0.8, 1.0);
+    s->p.windowed_max = clampd(s->p.windowed_max, 0.0, 1.0);
+    s->p.reread_min = clampd(s->p.reread_min, 0.0, 1.0);
+    s->p.order_min = clampd(s->p.order_min, 0.5, 1.0);
+    if (s->p.phase_block == 0)
+        s->p.phase_block = 1;
+    if (s->p.phase_hold == 0)
+        s->p.phase_hold = 1;
+    s->p.phase_min_conf = clampd(s->p.phase_min_conf, 0.0, 1.0);
+    s->p.phase_margin = clampd(s->p.phase_margin, 0.0, 1.0);
+    for (unsigned h = 0; h < IOH_CLS_HEADS; h++)
+        s->head_off[h] = s->head_end[h] = HEAD_NONE;
+}
+
+void ioh_cls_set_file_size(struct ioh_cls_state *s, uint64_t size)
+{
+    s->file_size = size;
+}
+
+static uint32_t cap32(uint64_t v)
+{
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static unsigned lowest_bit(unsigned m)
+{
+    return (m & 1u) ? 0 : (m & 2u) ? 1 : (m & 4u) ? 2 : 3;
+}
+
+/* Ring index of the k-th read in time order, k = 0 the oldest. */
+static uint32_t ring_at(const struct ioh_cls_state *s, uint32_t k)
+{
+    return (s->pos - s->n + k) & RING_MASK;
+}
+
+/* ---- the window ---------------------------------------------------------- */
+
+/* The ring in time order, with whether its starts only go up or down. */
+struct lin {
+    uint32_t n;
+    bool asc, desc;
+    uint64_t o[IOH_CLS_RING], e[IOH_CLS_RING];
+};
+
+static void linearize(const struct ioh_cls_state *s, struct lin *l)
+{
+    uint32_t n = s->n, base = s->pos - n;
+    bool asc = true, desc = true;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = (base + k) & RING_MASK;
+        uint64_t o = s->r_off[i];
+        l->o[k] = o;
+        l->e[k] = o + s->r_ret[i];
+        if (k > 0) {
+            asc &= o >= l->o[k - 1];
+            desc &= o <= l->o[k - 1];
+        }
+    }
+    l->n = n;
+    l->asc = asc;
+    l->desc = desc;
+}
+
+#define SEL_MAX   16u     /* window_share >= 0.8 keeps n - ceil(share n) + 1 <= 13 */
+
+/* The smallest span holding ceil(share * cnt) of the reads k0 .. k0+cnt-1.
+ * Sorted by start, such a span runs from the i-th smallest start to the
+ * (i+q-1)-th, for i < t = cnt - q + 1. A monotone ring is already sorted;
+ * otherwise only the t smallest and the t largest starts matter. The span
+ * ends at the end of its last read, which is the farthest byte unless reads
+ * differ much in size. */
+static uint64_t window_of(const struct lin *l, uint32_t k0, uint32_t cnt, double share,
+                          uint64_t *start)
+{
+    double want = share * cnt;
+    uint32_t q = (uint32_t)want;
+    if ((double)q < want)
+        q++;
+    if (q < 1)
+        q = 1;
+    if (q > cnt)
+        q = cnt;
+    uint32_t t = cnt - q + 1;
+    uint64_t best = UINT64_MAX;
+    *start = 0;
+
+    if (l->asc || l->desc) {
+        for (uint32_t i = 0; i < t; i++) {
+            /* j-th smallest start: k0 + j going up, k0 + cnt - 1 - j going down */
+            uint32_t a = l->asc ? k0 + i : k0 + cnt - 1 - i;
+            uint32_t b = l->asc ? k0 + i + q - 1 : k0 + cnt - i - q;
+            uint64_t span = l->e[b] > l->o[a] ? l->e[b] - l->o[a] : 0;
+            if (span < best) {
+                best = span;
+                *start = l->o[a];
+            }
+        }
+        return best == UINT64_MAX ? 0 : best;
+    }
+
+    if (t > SEL_MAX)
+        t = SEL_MAX;   /* cannot happen with share >= 0.8; keeps the buffers safe */
+    uint64_t lo[SEL_MAX], hio[SEL_MAX], hie[SEL_MAX];
+    uint32_t nlo = 0, nhi = 0;
+    for (uint32_t k = k0; k < k0 + cnt; k++) {
+        uint64_t o = l->o[k];
+        if (nlo < t || o < lo[nlo - 1]) {
+            uint32_t j = nlo < t ? nlo++ : nlo - 1;
+            while (j > 0 && lo[j - 1] > o) {
+                lo[j] = lo[j - 1];
+                j--;
+            }
+            lo[j] = o;
+        }
+        if (nhi < t || o > hio[nhi - 1]) {
+            uint32_t j = nhi < t ? nhi++ : nhi - 1;
+            while (j > 0 && hio[j - 1] < o) {
+                hio[j] = hio[j - 1];
+                hie[j] = hie[j - 1];
+                j--;
+            }
+            hio[j] = o;
+            hie[j] = l->e[k];
+        }
+    }
+    for (uint32_t i = 0; i < t; i++) {
+        uint64_t a = lo[i], b = hie[t - 1 - i];
+        uint64_t span = b > a ? b - a : 0;
+        if (span < best) {
+            best = span;
+            *start = a;
+        }
+    }
+    return best == UINT64_MAX ? 0 : best;
+}
+
+/* Every IOH_CLS_CK_EVERY reads: remember where the window's centre is.
+ * O(ring), a few ns per read amortised even for random offsets, whose window
+ * costs the most; drift is slow by nature, so rare checkpoints lose little. */
+static void checkpoint(struct ioh_cls_state *s)
+{
+    struct lin l;
+    uint64_t st;
+    linearize(s, &l);
+    uint64_t w = window_of(&l, 0, l.n, s->p.window_share, &st);
+    uint32_t i = s->ck_pos;
+    s->ck_centre[i] = st + w / 2;
+    s->ck_reads[i] = s->reads;
+    s->ck_t[i] = s->r_t[(s->pos - 1u) & RING_MASK];
+    s->ck_pos = (i + 1u) % IOH_CLS_CHECKPOINTS;
+    if (s->ck_n < IOH_CLS_CHECKPOINTS)
+        s->ck_n++;
+}
+
+/* ---- feeding ------------------------------------------------------------ */
+
+/* Does [o, end) overlap bytes read recently in its first page? Updates the
+ * page table either way. Only the first page is looked up, one probe per
+ * read: re-reading the middle of an earlier large read is missed, so the
+ * re-read counts are a lower bound (docs/classes.md). */
+static bool hot_probe(struct ioh_cls_state *s, uint64_t o, uint64_t end, uint64_t r)
+{
+    uint64_t page = o / IOH_CLS_PAGE;
+    /* Fibonacci hashing: the top bits spread runs of consecutive pages over
+     * the table without collisions. */
+    struct ioh_cls_slot *sl =
+        &s->hot[(page * 0x9E3779B97F4A7C15ull) >> (64u - IOH_CLS_HOT_BITS)];
+    uint32_t tag = (uint32_t)page;
+    uint32_t lo = (uint32_t)(o % IOH_CLS_PAGE);
+    uint64_t in_page = end - page * IOH_CLS_PAGE;
+    uint32_t hi = in_page > IOH_CLS_PAGE ? IOH_CLS_PAGE : (uint32_t)in_page;
+    uint32_t span = cap32(r);
+    uint32_t meta = sl->meta;
+    bool rr = false;
+
+    if ((meta & M_VALID) && sl->tag == tag) {
+        uint32_t mlo = meta & 0xfffu, mhi = (meta >> 12) & 0x1fffu;
+        uint32_t old_span = sl->span;
+        /* A read that starts where the page's earlier reads stopped continues
+         * them (small sequential reads); only an overlap re-reads. */
+        rr = lo < mhi && hi > mlo;
+        mlo = lo < mlo ? lo : mlo;
+        mhi = hi > mhi ? hi : mhi;
+        span = span > old_span ? span : old_span;
+        if (meta & M_HOT) {
+            s->hot_bytes += span - old_span;
+        } else if (rr) {
+            meta |= M_HOT;
+            s->hot_pages++;
+            s->hot_bytes += span;
+        }
+        sl->meta = (meta & (M_VALID | M_HOT)) | mlo | (mhi << 12);
+        sl->span = span;
+    } else {
+        if (meta & M_HOT) {
+            s->hot_pages--;
+            s->hot_bytes -= sl->span;
+        }
+        sl->tag = tag;
+        sl->meta = M_VALID | lo | (hi << 12);
+        sl->span = span;
+    }
+    return rr;
+}
+
+void ioh_cls_feed(struct ioh_cls_state *s, const struct ioh_cls_event *e)
+{
+    if (e->ret <= 0) {
+        if (e->ret == 0)
+            s->eofs++;
+        else
+            s->errors++;
+        return;
+    }
+    if (e->off < 0) {
+        s->no_offset++;
+        return;
+    }
+
+    /* Unsigned from here: offsets are >= 0 and sums cannot overflow. */
+    const uint64_t o = (uint64_t)e->off;
+    const uint64_t r = (uint64_t)e->ret;
+    const uint64_t end = o + r;
+    const uint64_t gap = s->p.seq_gap;
+    unsigned info = K_FIRST, h = 0;
+
+    if (s->reads != 0) {
+        const uint64_t po = s->prev_off, pe = s->prev_end;
+        if (o > po && o < pe + gap && end > pe) {
+            /* The common case first: the previous read's stream goes on. */
+            info = K_SEQ | (o == pe ? I_CONSEC : 0u);
+            h = s->prev_head;
+        } else {
+            /* Test every head at once, without branches on the outcome. */
+            unsigned fm = 0, rm = 0;
+            for (unsigned i = 0; i < IOH_CLS_HEADS; i++) {
+                uint64_t ho = s->head_off[i], he = s->head_end[i];
+                fm |= (unsigned)((o > ho) & (o < he + gap) & (end > he)) << i;
+                rm |= (unsigned)((o < ho) & (end < he) & (end + gap > ho)) << i;
+            }
+            if (fm) {
+                h = lowest_bit(fm);
+                info = K_SEQ | (o == s->head_end[h] ? I_CONSEC : 0u);
+            } else if (rm) {
+                h = lowest_bit(rm);
+                info = K_REV;
+            } else {
+                if (o >= pe + gap)
+                    info = K_FWD;
+                else if (end + gap <= po)
+                    info = K_BACK;
+                else
+                    info = K_OVER;
+                /* A read that continues nothing starts a new candidate
+                 * stream in the least recently used head. */
+                uint64_t used = s->head_used[0];
+                for (unsigned i = 1; i < IOH_CLS_HEADS; i++) {
+                    if (s->head_used[i] < used) {
+                        used = s->head_used[i];
+                        h = i;
+                    }
+                }
+            }
+        }
+    }
+    s->head_off[h] = o;
+    s->head_end[h] = end;
+    s->head_used[h] = s->reads + 1;
+    s->prev_head = h;
+    info |= h << I_HEAD_SHIFT;
+
+    if (hot_probe(s, o, end, r)) {
+        info |= I_RR;
+        s->reread_reads++;
+        s->reread_bytes += r;
+    }
+
+    uint32_t pos = s->pos;
+    if (s->n == IOH_CLS_RING)
+        s->gone_off = s->r_off[pos];
+    else
+        s->n++;
+    s->r_off[pos] = o;
+    s->r_t[pos] = e->t;
+    s->r_ret[pos] = cap32(r);
+    s->r_len[pos] = cap32(e->len);
+    s->r_info[pos] = (uint8_t)info;
+    s->pos = (pos + 1u) & RING_MASK;
+
+    s->reads++;
+    s->bytes += r;
+    if (end > s->max_end)
+        s->max_end = end;
+    s->prev_off = o;
+    s->prev_end = end;
+    if (s->reads % IOH_CLS_CK_EVERY == 0)
+        checkpoint(s);
+}
+
+/* ---- the result ------------------------------------------------------------ */
+
+/* Window, its place relative to the extent, and its drift: how fast the
+ * window's centre moves, measured from the oldest checkpoint at least half a
+ * ring back (up to IOH_CLS_CHECKPOINTS * IOH_CLS_CK_EVERY reads), else
+ * (young streams) between the older and the newer half of the ring. */
+static void window_evidence(const struct ioh_cls_state *s, const struct lin *l,
+                            struct ioh_cls_result *r)
+{
+    const double share = s->p.window_share;
+    uint64_t st;
+    r->window = window_of(l, 0, l->n, share, &st);
+    r->window_start = st;
+    r->window_ratio = r->extent ? (double)r->window / (double)r->extent : 0.0;
+
+    double c1 = (double)st + (double)(r->window / 2), c0, t0, t1, dreads;
+    uint32_t oldest = (s->ck_pos + IOH_CLS_CHECKPOINTS - s->ck_n) % IOH_CLS_CHECKPOINTS;
+    if (s->ck_n > 0 && s->reads - s->ck_reads[oldest] >= IOH_CLS_RING / 2) {
+        c0 = (double)s->ck_centre[oldest];
+        t0 = (double)s->ck_t[oldest];
+        t1 = (double)s->r_t[ring_at(s, l->n - 1)];
+        dreads = (double)(s->reads - s->ck_reads[oldest]);
+    } else if (l->n >= 8) {
+        uint32_t half = l->n / 2, newer = l->n - half;
+        uint64_t s0, s1;
+        uint64_t w0 = window_of(l, 0, half, share, &s0);
+        uint64_t w1 = window_of(l, newer, half, share, &s1);
+        c0 = (double)s0 + (double)(w0 / 2);
+        c1 = (double)s1 + (double)(w1 / 2);
+        t0 = ((double)s->r_t[ring_at(s, 0)] + (double)s->r_t[ring_at(s, half - 1)]) / 2;
+        t1 = ((double)s->r_t[ring_at(s, newer)] + (double)s->r_t[ring_at(s, l->n - 1)]) / 2;
+        dreads = newer;
+    } else {
+        return;
+    }
+    r->drift_per_read = (c1 - c0) / dreads;
+    r->drift_per_sec = t1 > t0 ? (c1 - c0) / (t1 - t0) * 1e9 : 0.0;
+}
+
+/* Is the window of the ring's reads at most `limit` bytes? Decided without
+ * the window when bounds suffice: it is at most the reads' whole range, and
+ * an 8-bin histogram of their starts over that range bounds it from both
+ * sides (q reads in m consecutive bins fit in m bins' width plus one read; if
+ * no m-1 consecutive bins hold q, the q starts span at least m-2 bins). Only
+ * in between is the window computed. */
+static bool window_within(const struct ioh_cls_state *s, uint64_t lo, uint64_t hi,
+                          uint64_t max_ret, double limit)
+{
+    const uint32_t n = s->n;
+    double range = (double)(hi - lo);
+    if (range <= limit)
+        return true;
+    double want = s->p.window_share * n;
+    uint32_t q = (uint32_t)want;
+    if ((double)q < want)
+        q++;
+    uint32_t c[8] = { 0 };
+    double scale = 8.0 / range;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t b = (uint32_t)((double)(s->r_off[ring_at(s, k)] - lo) * scale);
+        c[b > 7 ? 7 : b]++;
+    }
+    uint32_t m = 8;
+    for (uint32_t w = 1; w <= 8 && m == 8; w++) {
+        for (uint32_t a = 0; a + w <= 8; a++) {
+            uint32_t sum = 0;
+            for (uint32_t j = a; j < a + w; j++)
+                sum += c[j];
+            if (sum >= q) {
+                m = w;
+                break;
+            }
+        }
+    }
+    double bin = range / 8.0;
+    if (m >= 2 && (double)(m - 2) * bin > limit)
+        return false;
+    if ((double)m * bin + (double)max_ret <= limit)
+        return true;
+    struct lin l;
+    uint64_t st;
+    linearize(s, &l);
+    return (double)window_of(&l, 0, n, s->p.window_share, &st) <= limit;
+}
+
+/* The class of the ring's reads, with all the evidence when `full`; without
+ * it (the phase detector's frequent evaluations) the window, drift, request
+ * size and density are left 0 unless the class depends on them. */
+static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bool full)
+{
+    memset(r, 0, sizeof *r);
+    r->cls = IOH_CLS_UNKNOWN;
+    r->reads = s->reads;
+    r->bytes = s->bytes;
+    r->eofs = s->eofs;
+    r->errors = s->errors;
+    r->no_offset = s->no_offset;
+    r->reread_reads = s->reread_reads;
+    r->reread_bytes = s->reread_bytes;
+    r->extent = s->file_size > s->max_end ? s->file_size : s->max_end;
+    r->passes = r->extent ? (double)s->bytes / (double)r->extent : 0.0;
+    r->hot_bytes = s->hot_bytes;
+    r->hot_pages = s->hot_pages;
+    r->window_reads = s->n;
+    if (s->n == 0)
+        return;
+    const uint32_t n = s->n, m = n - 1;
+
+    /* One pass for the counts and the two majority votes (Boyer-Moore: the
+     * request length and the FWD/BACK jump), a second to count the winners. */
+    uint32_t kinds[K_COUNT] = { 0 }, consec = 0, rr = 0, small = 0, heads = 0;
+    uint32_t len_cand = 0, len_votes = 0, d_votes = 0, max_ret = 0;
+    int64_t d_cand = 0;
+    uint64_t len_sum = 0, wbytes = 0, lo = UINT64_MAX, hi = 0, prev = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = ring_at(s, k);
+        unsigned info = s->r_info[i], kind = info & I_KIND;
+        uint32_t len = s->r_len[i], ret = s->r_ret[i];
+        uint64_t o = s->r_off[i], e = o + ret;
+        rr += (info & I_RR) != 0;
+        small += len < s->p.small_request;
+        len_sum += len;
+        wbytes += ret;
+        max_ret = ret > max_ret ? ret : max_ret;
+        lo = o < lo ? o : lo;
+        hi = e > hi ? e : hi;
+        if (len_votes == 0)
+            len_cand = len, len_votes = 1;
+        else if (len == len_cand)
+            len_votes++;
+        else
+            len_votes--;
+        if (k > 0) {   /* the oldest read's step comes from outside the ring */
+            kinds[kind]++;
+            consec += (info & I_CONSEC) != 0;
+            if (kind == K_SEQ)
+                heads |= 1u << (info >> I_HEAD_SHIFT);
+            if (kind == K_FWD || kind == K_BACK) {
+                int64_t d = (int64_t)(o - prev);
+                if (d_votes == 0)
+                    d_cand = d, d_votes = 1;
+                else if (d == d_cand)
+                    d_votes++;
+                else
+                    d_votes--;
+            }
+        }
+        prev = o;
+    }
+    uint32_t len_count = 0, nstride = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = ring_at(s, k);
+        unsigned kind = s->r_info[i] & I_KIND;
+        uint64_t o = s->r_off[i];
+        len_count += s->r_len[i] == len_cand;
+        if (k > 0 && (kind == K_FWD || kind == K_BACK))
+            nstride += (int64_t)(o - prev) == d_cand;
+        prev = o;
+    }
+    /* Two equal jumps can be chance: a stride needs three. */
+    int64_t stride = nstride >= 3 ? d_cand : 0;
+    if (stride == 0)
+        nstride = 0;
+
+    const double dn = n, dm = m ? m : 1;
+    r->frac_reread = rr / dn;
+    r->frac_small = small / dn;
+    r->small = 2u * small > n;
+    for (; heads; heads &= heads - 1)
+        r->streams++;
+    if (full) {
+        r->request_size = 2u * len_count > n ? len_cand : len_sum / n;
+        r->density = hi > lo ? (double)wbytes / (double)(hi - lo) : 0.0;
+    }
+    if (m == 0)
+        return;
+
+    const uint32_t seq = kinds[K_SEQ], rev = kinds[K_REV];
+    const uint32_t fwd = kinds[K_FWD], back = kinds[K_BACK], over = kinds[K_OVER];
+    const uint32_t fstride = stride > 0 ? nstride : 0, rstride = stride < 0 ? nstride : 0;
+    r->frac_consecutive = consec / dm;
+    r->frac_sequential = seq / dm;
+    r->frac_reverse = (rev + rstride) / dm;
+    r->frac_forward = (seq + fwd) / dm;
+    r->frac_backward = (rev + back) / dm;
+    r->frac_overlap = over / dm;
+    r->stride = stride;
+    r->frac_stride = nstride / dm;
+
+    if (full) {
+        struct lin l;
+        linearize(s, &l);
+        window_evidence(s, &l, r);
+    }
+    if (s->reads < s->p.min_reads)
+        return;
+
+    /* Few steps are weak evidence: 3 steps weigh 0.6, 15 weigh 0.88. */
+    const double sample = dm / (dm + 2.0);
+    const double f_str = fstride / dm;
+    const uint32_t hf = fwd - fstride, hb = back - rstride + over, hops = hf + hb;
+    const double f_hop = hops / dm;
+
+    /* Re-read first: that bytes come again is what a cache policy must know,
+     * whatever order they come in (docs/classes.md, "Precedence"). */
+    if (r->frac_reread >= s->p.reread_min) {
+        r->cls = IOH_CLS_REREAD;
+        r->confidence = r->frac_reread * sample;
+        return;
+    }
+    double best = r->frac_sequential;
+    r->cls = IOH_CLS_SEQUENTIAL;
+    if (r->frac_reverse > best) {
+        best = r->frac_reverse;
+        r->cls = IOH_CLS_REVERSE;
+    }
+    if (f_str > best) {
+        best = f_str;
+        r->cls = IOH_CLS_STRIDED;
+    }
+    /* Hops win ties: half sequential and half random is not sequential. */
+    if (f_hop >= best && hops > 0) {
+        best = f_hop;
+        if ((double)hf >= s->p.order_min * hops) {
+            r->order = IOH_CLS_ORDER_ASCENDING;
+            r->cls = IOH_CLS_SPARSE;
+        } else if ((double)hb >= s->p.order_min * hops) {
+            r->order = IOH_CLS_ORDER_DESCENDING;
+            r->cls = IOH_CLS_SPARSE;
+        } else {
+            double limit = s->p.windowed_max * (double)r->extent;
+            bool windowed = full ? (double)r->window <= limit
+                                 : window_within(s, lo, hi, max_ret, limit);
+            r->order = IOH_CLS_ORDER_RANDOM;
+            r->cls = windowed ? IOH_CLS_WINDOWED : IOH_CLS_SPARSE;
+        }
+    }
+    r->confidence = best * sample;
+}
+
+struct ioh_cls_result ioh_cls_result(const struct ioh_cls_state *s)
+{
+    struct ioh_cls_result r;
+    classify(s, &r, true);
+    return r;
+}
+
+/* ---- phases ------------------------------------------------------------- */
+
+/* Start-to-start jump into the k-th ring read; for k = 0 from the read that
+ * left the ring (callers use k = 0 only when one did). */
+static int64_t step_of(const struct ioh_cls_state *s, uint32_t k)
+{
+    uint64_t prev = k ? s->r_off[ring_at(s, k - 1)] : s->gone_off;
+    return (int64_t)(s->r_off[ring_at(s, k)] - prev);
+}
+
+/* Does the k-th ring read, and the step into it, fit class c? A read that
+ * re-reads fits only re-read: a second sequential pass over a small file is
+ * a new phase. */
+static bool supports(const struct ioh_cls_state *s, enum ioh_cls_class c, int64_t stride,
+                     uint32_t k)
+{
+    unsigned info = s->r_info[ring_at(s, k)], kind = info & I_KIND;
+    if (c == IOH_CLS_REREAD)
+        return (info & I_RR) != 0;
+    if (info & I_RR)
+        return false;
+    switch (c) {
+    case IOH_CLS_SEQUENTIAL:
+        return kind == K_SEQ;
+    case IOH_CLS_REVERSE:
+        return kind == K_REV || (kind == K_BACK && stride < 0 && step_of(s, k) == stride);
+    case IOH_CLS_STRIDED:
+        return kind == K_FWD && stride > 0 && step_of(s, k) == stride;
+    case IOH_CLS_WINDOWED:
+    case IOH_CLS_SPARSE:
+        return kind == K_FWD || kind == K_BACK || kind == K_OVER;
+    case IOH_CLS_REREAD:
+    case IOH_CLS_UNKNOWN:
+    case IOH_CLS_COUNT:
+        break;
+    }
+    return false;
+}
+
+/* Where, among ring reads kmin .. n-1, does the evidence for class c begin?
+ * At the start of the suffix with the most (fitting - misfitting) reads. A
+ * run of sequential, reverse or strided steps begins at the read before its
+ * first step; a re-read or a hop is itself the first read of its phase. */
+static uint32_t boundary(const struct ioh_cls_state *s, enum ioh_cls_class c, int64_t stride,
+                         uint32_t kmin)
+{
+    int sum = 0, best = 0;
+    uint32_t at = s->n - 1;
+    for (uint32_t k = s->n; k-- > kmin;) {
+        sum += supports(s, c, stride, k) ? 1 : -1;
+        if (sum > best) {
+            best = sum;
+            at = k;
+        }
+    }
+    if (c == IOH_CLS_SEQUENTIAL || c == IOH_CLS_REVERSE || c == IOH_CLS_STRIDED)
+        at = at > 0 ? at - 1 : 0;
+    return at < kmin ? kmin : at;
+}
+
+/* Classify ring reads k0 .. k1-1 on their own. */
+static struct ioh_cls_result refeed(const struct ioh_cls_state *s, uint32_t k0, uint32_t k1)
+{
+    struct ioh_cls_state t;
+    ioh_cls_init(&t, &s->p);
+    t.file_size = s->file_size;
+    for (uint32_t k = k0; k < k1; k++) {
+        uint32_t i = ring_at(s, k);
+        struct ioh_cls_event e = {
+            .t = s->r_t[i], .off = (int64_t)s->r_off[i], .len = s->r_len[i], .ret = s->r_ret[i],
+        };
+        ioh_cls_feed(&t, &e);
+    }
+    return ioh_cls_result(&t);
+}
+
+void ioh_cls_phases_init(struct ioh_cls_phases *ps, const struct ioh_cls_params *p,
+                         ioh_cls_phase_fn fn, void *arg)
+{
+    memset(ps, 0, sizeof *ps);
+    ioh_cls_init(&ps->cls, p);
+    ps->fn = fn;
+    ps->arg = arg;
+    ps->cand = IOH_CLS_UNKNOWN;
+}
+
+/* Read number (0-based, over the whole stream) of the k-th ring read. */
+static uint64_t read_no(const struct ioh_cls_state *s, uint32_t k)
+{
+    return s->reads - s->n + k;
+}
+
+/* Bytes returned before the k-th ring read. */
+static uint64_t bytes_before(const struct ioh_cls_state *s, uint32_t k)
+{
+    uint64_t b = s->bytes;
+    for (uint32_t j = k; j < s->n; j++)
+        b -= s->r_ret[ring_at(s, j)];
+    return b;
+}
+
+static void adopt(struct ioh_cls_phases *ps, const struct ioh_cls_result *r)
+{
+    ps->cur.detail = *r;
+    ps->cur.confidence = r->confidence;
+}
+
+/* The open phase ends before ring read k_end: describe it by its own last
+ * reads still in the ring, not by a window that may already mix in the next
+ * phase; keep the last agreeing evaluation if too few are left or if they
+ * disagree (a re-read phase whose pages were learnt before the ring). */
+static void describe(struct ioh_cls_phases *ps, uint32_t k_end)
+{
+    const struct ioh_cls_state *s = &ps->cls;
+    uint64_t first = read_no(s, 0);
+    uint32_t k0 = ps->cur_first_read > first ? (uint32_t)(ps->cur_first_read - first) : 0;
+    /* A few leftover reads of a long phase would describe it worse than the
+     * last evaluation did. */
+    bool whole = ps->cur_first_read >= first;
+    if (k0 >= k_end || k_end - k0 < s->p.min_reads || (!whole && k_end - k0 < IOH_CLS_RING / 2))
+        return;
+    struct ioh_cls_result own = refeed(s, k0, k_end);
+    if (own.cls == ps->cur.cls) {
+        /* The totals are the stream's so far, as in every result. */
+        own.reads = ps->cur.detail.reads;
+        own.bytes = ps->cur.detail.bytes;
+        own.eofs = ps->cur.detail.eofs;
+        own.errors = ps->cur.detail.errors;
+        own.no_offset = ps->cur.detail.no_offset;
+        own.reread_reads = ps->cur.detail.reread_reads;
+        own.reread_bytes = ps->cur.detail.reread_bytes;
+        own.hot_bytes = ps->cur.detail.hot_bytes;
+        own.hot_pages = ps->cur.detail.hot_pages;
+        own.passes = ps->cur.detail.passes;
+        adopt(ps, &own);
+    }
+}
+
+/* Close the open phase just before ring read k and open one of class c there. */
+static void split_at(struct ioh_cls_phases *ps, uint32_t k, const struct ioh_cls_result *r)
+{
+    const struct ioh_cls_state *s = &ps->cls;
+    struct ioh_cls_phase *cur = &ps->cur;
+    uint64_t first_read = read_no(s, k), bytes = bytes_before(s, k);
+
+    if (k > 0) {
+        uint32_t last = ring_at(s, k - 1);
+        cur->last_event = ps->ev[last];
+        cur->t_end = s->r_t[last];
+    } else {
+        cur->last_event = ps->gone_ev;
+        cur->t_end = ps->gone_t;
+    }
+    cur->reads = first_read - ps->cur_first_read;
+    cur->bytes = bytes - ps->cur_first_bytes;
+    describe(ps, k);
+    if (ps->fn)
+        ps->fn(cur, ps->arg);
+
+    uint32_t i = ring_at(s, k);
+    memset(cur, 0, sizeof *cur);
+    cur->first_event = ps->ev[i];
+    cur->t_start = s->r_t[i];
+    cur->cls = r->cls;
+    adopt(ps, r);
+    ps->cur_first_read = first_read;
+    ps->cur_first_bytes = bytes;
+    ps->cand = IOH_CLS_UNKNOWN;
+    ps->cand_count = 0;
+    /* Judge the new phase's reads by its own class from now on. */
+    ps->misfit = 0;
+    for (uint32_t j = k; j < s->n; j++)
+        ps->misfit = (ps->misfit << 1) | !supports(s, r->cls, r->stride, j);
+}
+
+/* The first phase: class r->cls from the first read, unless the ring shows a
+ * leading run of another class long enough to classify on its own (a header
+ * read before the body). */
+static void start_first(struct ioh_cls_phases *ps, const struct ioh_cls_result *r)
+{
+    const struct ioh_cls_state *s = &ps->cls;
+    ps->started = true;
+    ps->cur.cls = r->cls;
+    adopt(ps, r);
+    if (read_no(s, 0) == 0) {
+        uint32_t k = boundary(s, r->cls, r->stride, 1);
+        if (k >= s->p.min_reads) {
+            struct ioh_cls_result lead = refeed(s, 0, k);
+            if (lead.cls != IOH_CLS_UNKNOWN && lead.cls != r->cls &&
+                lead.confidence >= s->p.phase_min_conf) {
+                ps->cur.cls = lead.cls;
+                adopt(ps, &lead);
+                split_at(ps, k, r);
+                return;
+            }
+        }
+    }
+    ps->misfit = 0;
+    for (uint32_t j = 1; j < s->n; j++)
+        ps->misfit = (ps->misfit << 1) | !supports(s, r->cls, r->stride, j);
+}
+
+/* Misfits among the last 16 reads that make the detector look closely. */
+#define MISFIT_ALERT 4
+
+static unsigned popcount16(uint64_t x)
+{
+    unsigned v = (unsigned)(x & 0xffffu);
+    v = v - ((v >> 1) & 0x5555u);
+    v = (v & 0x3333u) + ((v >> 2) & 0x3333u);
+    v = (v + (v >> 4)) & 0x0f0fu;
+    return (v + (v >> 8)) & 0x1fu;
+}
+
+/* Share of the ring's reads that fit class c. */
+static double fit_share(const struct ioh_cls_state *s, enum ioh_cls_class c, int64_t stride)
+{
+    uint32_t fit = 0;
+    for (uint32_t k = 1; k < s->n; k++)
+        fit += supports(s, c, stride, k);
+    return s->n > 1 ? (double)fit / (s->n - 1) : 0.0;
+}
+
+static bool hops_class(enum ioh_cls_class c)
+{
+    return c == IOH_CLS_WINDOWED || c == IOH_CLS_SPARSE;
+}
+
+/* Hysteresis: does evaluation r, which disagrees with the open phase, show a
+ * change clearly enough? A class near a threshold would otherwise win every
+ * other evaluation and split the stream into dozens of phases. */
+static bool clear_change(const struct ioh_cls_phases *ps, const struct ioh_cls_result *r)
+{
+    const struct ioh_cls_state *s = &ps->cls;
+    enum ioh_cls_class was = ps->cur.cls;
+    if (hops_class(was) && hops_class(r->cls)) {
+        /* Same steps. An ordered sparse stream differs by its order, which
+         * has its own margin (order_min); between windowed and random
+         * sparse the margin is on the window. */
+        if (r->order != IOH_CLS_ORDER_RANDOM || ps->cur.detail.order != IOH_CLS_ORDER_RANDOM)
+            return true;
+        uint64_t lo = UINT64_MAX, hi = 0, max_ret = 0;
+        for (uint32_t k = 0; k < s->n; k++) {
+            uint32_t i = ring_at(s, k);
+            uint64_t o = s->r_off[i], e = o + s->r_ret[i];
+            lo = o < lo ? o : lo;
+            hi = e > hi ? e : hi;
+            max_ret = s->r_ret[i] > max_ret ? s->r_ret[i] : max_ret;
+        }
+        double limit = s->p.windowed_max * (double)r->extent;
+        if (r->cls == IOH_CLS_SPARSE)
+            return !window_within(s, lo, hi, max_ret, limit * 1.25);
+        return window_within(s, lo, hi, max_ret, limit * 0.8);
+    }
+    return fit_share(s, r->cls, r->stride) >=
+           fit_share(s, was, ps->cur.detail.stride) + s->p.phase_margin;
+}
+
+static void evaluate(struct ioh_cls_phases *ps, bool final)
+{
+    const struct ioh_cls_state *s = &ps->cls;
+    /* finish() evaluates even right after a regular evaluation; the same
+     * reads must not count twice as agreeing evidence. */
+    bool fresh = s->reads != ps->last_eval_reads;
+    struct ioh_cls_result r;
+    classify(s, &r, false);
+    ps->last_eval_reads = s->reads;
+    if (r.cls == IOH_CLS_UNKNOWN)
+        return;
+    if (!ps->started) {
+        start_first(ps, &r);
+        return;
+    }
+    if (r.cls == ps->cur.cls) {
+        /* While reads misfit, the window already mixes in what comes next:
+         * keep the cleaner description unless this one is better. */
+        if (popcount16(ps->misfit) < MISFIT_ALERT || r.confidence >= ps->cur.confidence)
+            adopt(ps, &r);
+        ps->cand = IOH_CLS_UNKNOWN;
+        ps->cand_count = 0;
+        return;
+    }
+    if (r.confidence < s->p.phase_min_conf) {
+        ps->cand = IOH_CLS_UNKNOWN;
+        ps->cand_count = 0;
+        return;
+    }
+
+    /* The open phase keeps at least its first read, and the read before the
+     * boundary must still be known: in the ring, or the one that just left. */
+    uint64_t first = read_no(s, 0);
+    uint32_t kmin = first > 0 ? 0 : 1;
+    if (ps->cur_first_read + 1 > first + kmin)
+        kmin = (uint32_t)(ps->cur_first_read + 1 - first);
+    if (kmin >= s->n)
+        return;
+    uint32_t k = boundary(s, r.cls, r.stride, kmin);
+    if (read_no(s, k) - ps->cur_first_read < s->p.min_reads) {
+        /* The new class explains the open phase from (nearly) its start: the
+         * early evaluations were wrong, not the stream changing (a windowed
+         * stream whose first 16 reads included two far outliers). A
+         * correction, not a change: no hysteresis. */
+        ps->cur.cls = r.cls;
+        adopt(ps, &r);
+        ps->cand = IOH_CLS_UNKNOWN;
+        ps->cand_count = 0;
+        ps->misfit = 0;
+        for (uint32_t j = 1; j < s->n; j++)
+            ps->misfit = (ps->misfit << 1) | !supports(s, r.cls, r.stride, j);
+        return;
+    }
+    if (!clear_change(ps, &r)) {
+        ps->cand = IOH_CLS_UNKNOWN;
+        ps->cand_count = 0;
+        return;
+    }
+    if (r.cls != ps->cand) {
+        ps->cand = r.cls;
+        ps->cand_count = 1;
+    } else if (fresh) {
+        ps->cand_count++;
+    }
+    /* At the end there is no more evidence to wait for: one agreeing
+     * evaluation fewer is enough (but always at least one). */
+    uint32_t need = s->p.phase_hold;
+    if (final && need > 1)
+        need--;
+    if (ps->cand_count < need)
+        return;
+    split_at(ps, k, &r);
+}
+
+void ioh_cls_phases_feed(struct ioh_cls_phases *ps, const struct ioh_cls_event *e)
+{
+    struct ioh_cls_state *s = &ps->cls;
+    uint64_t before = s->reads;
+    uint64_t idx = ps->events++;
+    if (s->n == IOH_CLS_RING) {
+        /* ioh_cls_feed() may push the oldest read out of the ring. */
+        ps->gone_ev = ps->ev[s->pos];
+        ps->gone_t = s->r_t[s->pos];
+    }
+    ioh_cls_feed(s, e);
+    if (s->reads == before)
+        return;
+    ps->ev[(s->pos - 1u) & RING_MASK] = idx;
+    if (before == 0) {
+        ps->cur.first_event = idx;
+        ps->cur.t_start = e->t;
+    }
+
+    uint64_t since = s->reads - ps->last_eval_reads;
+    uint32_t block = s->p.phase_block;
+    if (!ps->started) {
+        if (since >= block)
+            evaluate(ps, false);
+        return;
+    }
+    ps->misfit = (ps->misfit << 1) |
+                 !supports(s, ps->cur.cls, ps->cur.detail.stride, s->n - 1);
+    /* While reads fit the open phase, a look every 4 blocks refreshes its
+     * detail and catches what fitting cannot show (a window outgrowing the
+     * windowed limit); misfits or a pending change bring the block back. */
+    if (since >= 4u * block ||
+        (since >= block && (ps->cand != IOH_CLS_UNKNOWN ||
+                            popcount16(ps->misfit) >= MISFIT_ALERT)))
+        evaluate(ps, false);
+}
+
+void ioh_cls_phases_finish(struct ioh_cls_phases *ps)
+{
+    const struct ioh_cls_state *s = &ps->cls;
+    if (s->reads == ps->cur_first_read)
+        return;   /* nothing fed, or nothing since the last finish */
+    evaluate(ps, true);
+    if (!ps->started) {
+        /* Fewer than min_reads reads: one phase of class unknown. */
+        struct ioh_cls_result r;
+        classify(s, &r, true);
+        ps->started = true;
+        ps->cur.cls = r.cls;
+        adopt(ps, &r);
+    }
+    uint32_t last = ring_at(s, s->n - 1);
+    ps->cur.last_event = ps->ev[last];
+    ps->cur.t_end = s->r_t[last];
+    ps->cur.reads = s->reads - ps->cur_first_read;
+    ps->cur.bytes = s->bytes - ps->cur_first_bytes;
+    describe(ps, s->n);
+    if (ps->fn)
+        ps->fn(&ps->cur, ps->arg);
+    ps->cur_first_read = s->reads;
+    ps->cur_first_bytes = s->bytes;
+}
