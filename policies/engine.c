@@ -68,6 +68,7 @@ struct ioh_pol_file {
     uint64_t pf_reads, pf_hits;    /* reads since prefetch began, and hits */
     uint64_t pf_bytes;
     int pf_off;                    /* backed off */
+    int pf_how;                    /* IOH_PF_WILLNEED, or IOH_PF_READ where hints do nothing */
     int64_t size;
     struct ioh_pol_file *next_free;
 };
@@ -222,6 +223,7 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     pf->app_hint = pf->our_hint = -1;
     pf->size = o->size;
     pf->is_auto = (a->flags & IOH_ACT_AUTO) != 0;
+    pf->pf_how = ioh_prefetch_hint_works(o->fs_type) ? IOH_PF_WILLNEED : IOH_PF_READ;
     pf->next_decision = DECIDE_FIRST;
     if (pf->is_auto) {
         pf->cls = map_anon(sizeof *pf->cls);
@@ -238,7 +240,8 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     if (hint >= 0)
         apply_hint(fd, o, pf, hint, IOH_PACT_HINT);
     if (a->flags & IOH_ACT_WILLNEED)
-        ioh_prefetch_enqueue(fd, o->dev, o->ino, 0, 0, POSIX_FADV_WILLNEED);
+        ioh_prefetch_enqueue(fd, o->dev, o->ino, 0, o->size > 0 ? (uint64_t)o->size : 0,
+                             pf->pf_how);
     /* Explicit coalescing: a block for writable-free descriptions. */
     if ((a->flags & IOH_ACT_COALESCE) && !(flags & IOH_OFD_WRITABLE))
         start_coalescing(pf, o, fd);
@@ -396,7 +399,7 @@ static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
     if (to <= from)
         return;
     if (ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from),
-                             POSIX_FADV_WILLNEED) == 0) {
+                             pf->pf_how) == 0) {
         pf->pf_end = to;
         pf->pf_bytes += (uint64_t)(to - from);
         ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
@@ -421,7 +424,7 @@ static void window(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t a
         int64_t from = pf->pf_hi > lo ? pf->pf_hi : lo;
         if (hi > from &&
             ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(hi - from),
-                                 POSIX_FADV_WILLNEED) == 0) {
+                                 pf->pf_how) == 0) {
             pf->pf_bytes += (uint64_t)(hi - from);
             ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(hi - from), 0);
             pf->pf_hi = hi;
@@ -431,7 +434,7 @@ static void window(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t a
     if (drop_to > pf->pf_lo + (int64_t)DROP_CHUNK) {
         int64_t from = pf->pf_lo & ~(int64_t)(DROP_CHUNK - 1);
         ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(drop_to - from),
-                             POSIX_FADV_DONTNEED);
+                             IOH_PF_DONTNEED);
         ioh_shim_record_action(fd, o, IOH_PACT_DROP, from, (uint64_t)(drop_to - from), 0);
         pf->pf_lo = drop_to;
     }
@@ -457,7 +460,7 @@ static void strides(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t 
     for (int64_t at = pf->pf_end; at < horizon; at += stride) {
         if (pf->size > 0 && at >= pf->size)
             break;
-        if (ioh_prefetch_enqueue(fd, o->dev, o->ino, at, len, POSIX_FADV_WILLNEED) != 0)
+        if (ioh_prefetch_enqueue(fd, o->dev, o->ino, at, len, pf->pf_how) != 0)
             break;
         pf->pf_bytes += len;
         pf->pf_end = at + stride;
@@ -470,7 +473,7 @@ static void drop_behind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int6
     if (upto <= pf->drop_done)
         return;
     int64_t from = pf->drop_done;
-    ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(upto - from), POSIX_FADV_DONTNEED);
+    ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(upto - from), IOH_PF_DONTNEED);
     ioh_shim_record_action(fd, o, IOH_PACT_DROP, from, (uint64_t)(upto - from), 0);
     atomic_fetch_add_explicit(&g.drops, 1, memory_order_relaxed);
     pf->drop_done = upto;

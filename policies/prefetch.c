@@ -4,29 +4,53 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "fdtab.h"
+#include "ioh_config.h"
 #include "log.h"
 #include "raw.h"
 #include "state.h"
 
-#define QUEUE 1024u                /* power of two */
+#if IOH_HAVE_URING
+#include <liburing.h>
+#endif
+
+#define QUEUE      1024u           /* requests; a power of two */
+#define CHUNK      (128u * 1024)   /* bytes per read (FUSE's max_read) */
+#define DEPTH      32u             /* reads in flight */
+#define OWN_FDS    16              /* the worker's own descriptors */
+
+#ifndef FUSE_SUPER_MAGIC
+#define FUSE_SUPER_MAGIC 0x65735546
+#endif
+#ifndef SMB2_MAGIC_NUMBER
+#define SMB2_MAGIC_NUMBER 0xFE534D42
+#endif
+#define CEPH_MAGIC   0x00c36400
+#define LUSTRE_MAGIC 0x0bd00bd0
+#define GPFS_MAGIC   0x47504653
+#define CIFS_MAGIC   0xFF534D42
 
 struct request {
     _Atomic uint32_t ready;        /* set by the producer when filled */
     int fd;
-    int advice;
+    int how;
     uint64_t dev, ino;
     int64_t off;
     uint64_t len;
 };
 
 /* The ring: producers claim slots with a CAS on head; the worker consumes in
- * order. `wake` is the futex word the worker sleeps on. */
+ * order. `wake` is the futex word the worker sleeps on. The worker's own
+ * state (descriptors, io_uring, scratch memory) is touched by it alone. */
 static struct {
     struct request q[QUEUE];
     _Atomic uint32_t head;         /* next slot to claim */
@@ -36,23 +60,141 @@ static struct {
     _Atomic int state;             /* 0 none, 1 starting, 2 running, 3 stopping, -1 failed */
     pthread_t thread;
     int warned;
-    _Atomic uint64_t requests, bytes, dropped, stale, overflow;
+    _Atomic uint64_t requests, bytes, dropped, stale, overflow, read_bytes;
+    /* worker only */
+    struct { uint64_t dev, ino; int fd; uint64_t used; } own[OWN_FDS];
+    uint64_t clock;
+    char *scratch;                 /* DEPTH * CHUNK bytes */
+#if IOH_HAVE_URING
+    struct io_uring ring;
+    int ring_ok;                   /* 1 ready, -1 unavailable */
+#endif
 } g;
 
-static void issue(const struct request *r)
+int ioh_prefetch_hint_works(uint32_t fs_type)
+{
+    switch (fs_type) {
+    case FUSE_SUPER_MAGIC: case NFS_SUPER_MAGIC: case SMB2_MAGIC_NUMBER: case CIFS_MAGIC:
+    case CEPH_MAGIC: case LUSTRE_MAGIC: case GPFS_MAGIC:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static int same_file(int fd, uint64_t dev, uint64_t ino)
 {
     struct stat st;
-    if (ioh_raw2(SYS_fstat, r->fd, &st) != 0 || (uint64_t)st.st_dev != r->dev ||
-        (uint64_t)st.st_ino != r->ino) {
+    return ioh_raw2(SYS_fstat, fd, &st) == 0 && (uint64_t)st.st_dev == dev &&
+           (uint64_t)st.st_ino == ino;
+}
+
+/* A descriptor of the worker's own for the file, reopened through the
+ * program's descriptor; -1 if that fails. */
+static int own_fd(const struct request *r)
+{
+    int lru = 0;
+    for (int i = 0; i < OWN_FDS; i++) {
+        if (g.own[i].fd > 0 && g.own[i].dev == r->dev && g.own[i].ino == r->ino) {
+            g.own[i].used = ++g.clock;
+            return g.own[i].fd;
+        }
+        if (g.own[i].used < g.own[lru].used)
+            lru = i;
+    }
+    char path[40];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", r->fd);
+    long fd = ioh_raw_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (!same_file((int)fd, r->dev, r->ino)) {
+        ioh_raw_close((int)fd);
+        return -1;
+    }
+    fd = ioh_fd_hide((int)fd);
+    if (g.own[lru].fd > 0) {
+        ioh_fd_unhide(g.own[lru].fd);
+        ioh_raw_close(g.own[lru].fd);
+    }
+    g.own[lru].dev = r->dev;
+    g.own[lru].ino = r->ino;
+    g.own[lru].fd = (int)fd;
+    g.own[lru].used = ++g.clock;
+    return (int)fd;
+}
+
+/* Read [off, off+len) into scratch memory, DEPTH chunks in flight. */
+static void read_range(int fd, int64_t off, uint64_t len)
+{
+    if (!g.scratch) {
+        long p = ioh_raw6(SYS_mmap, 0, DEPTH * CHUNK, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if ((unsigned long)p > -4096ul)
+            return;
+        g.scratch = (char *)p;
+    }
+    int64_t end = off + (int64_t)len;
+#if IOH_HAVE_URING
+    if (g.ring_ok == 0)
+        g.ring_ok = io_uring_queue_init(DEPTH, &g.ring, 0) == 0 ? 1 : -1;
+    if (g.ring_ok == 1) {
+        unsigned inflight = 0, slot = 0;
+        int64_t at = off;
+        while (at < end || inflight) {
+            while (at < end && inflight < DEPTH) {
+                struct io_uring_sqe *sqe = io_uring_get_sqe(&g.ring);
+                if (!sqe)
+                    break;
+                uint64_t n = (uint64_t)(end - at) < CHUNK ? (uint64_t)(end - at) : CHUNK;
+                io_uring_prep_read(sqe, fd, g.scratch + (size_t)(slot++ % DEPTH) * CHUNK,
+                                   (unsigned)n, (uint64_t)at);
+                at += (int64_t)n;
+                inflight++;
+            }
+            io_uring_submit(&g.ring);
+            struct io_uring_cqe *cqe;
+            if (io_uring_wait_cqe(&g.ring, &cqe) != 0)
+                break;
+            if (cqe->res > 0)
+                atomic_fetch_add_explicit(&g.read_bytes, (uint64_t)cqe->res, memory_order_relaxed);
+            io_uring_cqe_seen(&g.ring, cqe);
+            inflight--;
+        }
+        return;
+    }
+#endif
+    for (int64_t at = off; at < end;) {
+        uint64_t n = (uint64_t)(end - at) < CHUNK ? (uint64_t)(end - at) : CHUNK;
+        long r = ioh_raw_pread(fd, g.scratch, n, at);
+        if (r <= 0)
+            break;
+        atomic_fetch_add_explicit(&g.read_bytes, (uint64_t)r, memory_order_relaxed);
+        at += r;
+    }
+}
+
+static void carry_out(const struct request *r)
+{
+    if (r->how == IOH_PF_READ) {
+        int fd = own_fd(r);
+        if (fd < 0) {
+            atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
+            return;
+        }
+        read_range(fd, r->off, r->len);
+        atomic_fetch_add_explicit(&g.requests, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&g.bytes, r->len, memory_order_relaxed);
+        return;
+    }
+    if (!same_file(r->fd, r->dev, r->ino)) {
         atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
         return;
     }
-    ioh_raw4(SYS_fadvise64, r->fd, r->off, (long)r->len, r->advice);
+    int advice = r->how == IOH_PF_DONTNEED ? POSIX_FADV_DONTNEED : POSIX_FADV_WILLNEED;
+    ioh_raw4(SYS_fadvise64, r->fd, r->off, (long)r->len, advice);
     atomic_fetch_add_explicit(&g.requests, 1, memory_order_relaxed);
-    if (r->advice == POSIX_FADV_WILLNEED)
-        atomic_fetch_add_explicit(&g.bytes, r->len, memory_order_relaxed);
-    else if (r->advice == POSIX_FADV_DONTNEED)
-        atomic_fetch_add_explicit(&g.dropped, r->len, memory_order_relaxed);
+    atomic_fetch_add_explicit(r->how == IOH_PF_DONTNEED ? &g.dropped : &g.bytes, r->len,
+                              memory_order_relaxed);
 }
 
 static void *worker(void *arg)
@@ -66,7 +208,7 @@ static void *worker(void *arg)
             struct request copy = *r;
             atomic_store_explicit(&r->ready, 0, memory_order_release);
             atomic_store(&g.tail, tail + 1);
-            issue(&copy);
+            carry_out(&copy);
             continue;
         }
         if (atomic_load(&g.state) == 3)
@@ -109,12 +251,14 @@ static int start(void)
 }
 
 int ioh_prefetch_enqueue(int fd, uint64_t dev, uint64_t ino, int64_t off, uint64_t len,
-                         int advice)
+                         enum ioh_prefetch_how how)
 {
-    struct request req = {.fd = fd, .advice = advice, .dev = dev, .ino = ino, .off = off,
+    struct request req = {.fd = fd, .how = (int)how, .dev = dev, .ino = ino, .off = off,
                           .len = len};
     if (!start()) {
-        issue(&req);
+        /* No thread: hints are cheap enough inline; reads are not. */
+        if (how != IOH_PF_READ)
+            carry_out(&req);
         return 0;
     }
     uint32_t head;
@@ -127,7 +271,7 @@ int ioh_prefetch_enqueue(int fd, uint64_t dev, uint64_t ino, int64_t off, uint64
     } while (!atomic_compare_exchange_weak(&g.head, &head, head + 1));
     struct request *r = &g.q[head & (QUEUE - 1)];
     r->fd = fd;
-    r->advice = advice;
+    r->how = (int)how;
     r->dev = dev;
     r->ino = ino;
     r->off = off;
@@ -149,6 +293,11 @@ void ioh_prefetch_stop(void)
     ioh_tls.internal++;
     pthread_join(g.thread, NULL);
     ioh_tls.internal--;
+#if IOH_HAVE_URING
+    if (g.ring_ok == 1)
+        io_uring_queue_exit(&g.ring);
+    g.ring_ok = 0;
+#endif
     atomic_store(&g.head, 0);
     atomic_store(&g.tail, 0);
     memset(g.q, 0, sizeof g.q);
@@ -157,12 +306,26 @@ void ioh_prefetch_stop(void)
 
 void ioh_prefetch_fork_child(void)
 {
-    /* The worker did not come along; what it had queued is the parent's. */
+    /* The worker did not come along; what it had queued is the parent's. Its
+     * descriptors did (close them: the child's worker reopens its own); its
+     * io_uring instance is the parent's, leave it alone. */
     atomic_store(&g.head, 0);
     atomic_store(&g.tail, 0);
     for (unsigned i = 0; i < QUEUE; i++)
         atomic_store(&g.q[i].ready, 0);
     atomic_store(&g.sleeping, 0);
+    for (int i = 0; i < OWN_FDS; i++)
+        if (g.own[i].fd > 0) {
+            ioh_fd_unhide(g.own[i].fd);
+            ioh_raw_close(g.own[i].fd);
+            g.own[i].fd = 0;
+        }
+#if IOH_HAVE_URING
+    if (g.ring_ok == 1) {
+        ioh_raw_close(g.ring.ring_fd);
+        g.ring_ok = 0;
+    }
+#endif
     if (atomic_load(&g.state) != -1)
         atomic_store(&g.state, 0);
 }

@@ -2,14 +2,16 @@
  * the page cache.
  *
  * The read path only enqueues: a request (descriptor, file identity, range,
- * advice) goes into a lock-free ring, and the worker - one thread, started
- * lazily on the first request, with every signal blocked - issues
+ * how) goes into a lock-free ring, and the worker - one thread, started
+ * lazily on the first request, with every signal blocked - carries it out:
  * posix_fadvise(WILLNEED) (asynchronous read-ahead: the kernel submits the
- * reads and returns, so many requests in a row are many reads in flight) or
- * DONTNEED (drop-behind) on it. The worker checks with fstat that the
- * descriptor still names the same file (the program may have closed it and
- * reused the number); it never reads data itself, so a reused descriptor can
- * at worst receive a harmless hint. Only the page cache changes.
+ * reads and returns) or DONTNEED (drop-behind) on the program's descriptor,
+ * after checking with fstat that it still names the same file (the program
+ * may have closed it and reused the number: at worst a harmless hint); or,
+ * where hints do nothing (FUSE, NFS...), buffered reads into a scratch
+ * buffer through a descriptor of its own (reopened from /proc/self/fd,
+ * checked, moved to a hidden high number), up to 32 in flight with io_uring
+ * (one at a time with pread without liburing). Only the page cache changes.
  *
  * Fork: the child has no worker; it starts one lazily when it needs one.
  * unshare/setns: ioh_prefetch_stop joins the worker first (a threaded process
@@ -21,10 +23,22 @@
 
 #include <stdint.h>
 
-/* Queue a hint for [off, off+len) of the file (dev, ino) open on fd. Returns 0
- * if queued (or issued inline), -1 if the queue is full (dropped). */
+/* How a prefetch reaches the page cache. */
+enum ioh_prefetch_how {
+    IOH_PF_WILLNEED,   /* posix_fadvise(WILLNEED): asynchronous read-ahead */
+    IOH_PF_DONTNEED,   /* posix_fadvise(DONTNEED): drop-behind */
+    IOH_PF_READ,       /* read the range into a scratch buffer, many reads in
+                          flight (io_uring): for filesystems where WILLNEED does
+                          nothing, such as FUSE and network filesystems */
+};
+
+/* Queue [off, off+len) of the file (dev, ino) open on fd. Returns 0 if
+ * queued (or done inline), -1 if the queue is full (dropped). */
 int ioh_prefetch_enqueue(int fd, uint64_t dev, uint64_t ino, int64_t off, uint64_t len,
-                         int advice);
+                         enum ioh_prefetch_how how);
+
+/* Does WILLNEED work on this filesystem (statfs f_type)? */
+int ioh_prefetch_hint_works(uint32_t fs_type);
 
 void ioh_prefetch_stop(void);
 void ioh_prefetch_fork_child(void);

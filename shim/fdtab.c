@@ -40,7 +40,7 @@ static struct {
     struct ioh_ofd *free_list;                     /* guarded by the lock */
     _Atomic uint32_t next_file_id;                 /* trace file ids, from 1 */
     uint32_t fork_held;                            /* prepare took the lock */
-    _Atomic int hidden[8];                         /* ioh_fd_hide; -1 or 0 = none */
+    _Atomic int hidden[64];                        /* ioh_fd_hide; fd + 1, 0 = none */
     _Atomic int nhidden;
     void (*release_hook)(struct ioh_ofd *o);       /* set once at init */
 } g_fd;
@@ -177,8 +177,11 @@ int ioh_fd_probe(int fd, struct ioh_ofd *o)
         flags |= IOH_OFD_SEEKABLE;
     if (o->kind == IOH_FILE_REG) {
         struct statfs sfs;
-        if (ioh_raw2(SYS_fstatfs, fd, &sfs) == 0 && special_fs((long)sfs.f_type))
-            flags |= IOH_OFD_SPECIALFS;
+        if (ioh_raw2(SYS_fstatfs, fd, &sfs) == 0) {
+            o->fs_type = (uint32_t)sfs.f_type;
+            if (special_fs((long)sfs.f_type))
+                flags |= IOH_OFD_SPECIALFS;
+        }
         if (acc != O_WRONLY && !(flags & (IOH_OFD_DIRECT | IOH_OFD_SPECIALFS)))
             flags |= IOH_OFD_ELIGIBLE;
     }
@@ -390,23 +393,42 @@ int ioh_fd_hide(int fd)
 {
     struct { unsigned long long cur, max; } lim = {1024, 1024};
     ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim);
-    long want = (long)(lim.cur > 4096 + 64 ? 4096 : lim.cur - 64);
-    if (want <= fd || atomic_load(&g_fd.nhidden) >= 8)
+    long want = (long)(lim.cur > 4096 + 128 ? 4096 : lim.cur - 128);
+    if (want <= fd)
         return fd;
-    long high = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
-    if (high < 0)
-        return fd;
-    ioh_raw_close(fd);
-    int slot = atomic_fetch_add(&g_fd.nhidden, 1);
-    if (slot < 8)
-        atomic_store(&g_fd.hidden[slot], (int)high + 1);   /* +1: 0 means empty */
-    return (int)high;
+    for (int i = 0; i < 64; i++) {
+        int zero = 0;
+        if (!atomic_compare_exchange_strong(&g_fd.hidden[i], &zero, -1))
+            continue;
+        long high = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
+        if (high < 0) {
+            atomic_store(&g_fd.hidden[i], 0);
+            return fd;
+        }
+        ioh_raw_close(fd);
+        atomic_store(&g_fd.hidden[i], (int)high + 1);   /* +1: 0 means empty */
+        int n = atomic_load(&g_fd.nhidden);
+        while (n < i + 1 && !atomic_compare_exchange_weak(&g_fd.nhidden, &n, i + 1))
+            ;
+        return (int)high;
+    }
+    return fd;                    /* no room: keep the number it has */
+}
+
+void ioh_fd_unhide(int fd)
+{
+    int n = atomic_load(&g_fd.nhidden);
+    for (int i = 0; i < n && i < 64; i++) {
+        int want = fd + 1;
+        if (atomic_compare_exchange_strong(&g_fd.hidden[i], &want, 0))
+            return;
+    }
 }
 
 int ioh_fd_hidden(int fd)
 {
     int n = atomic_load_explicit(&g_fd.nhidden, memory_order_relaxed);
-    for (int i = 0; i < n && i < 8; i++)
+    for (int i = 0; i < n && i < 64; i++)
         if (atomic_load_explicit(&g_fd.hidden[i], memory_order_relaxed) == fd + 1)
             return 1;
     return 0;
@@ -417,7 +439,7 @@ static int lowest_hidden(unsigned lo, unsigned hi, unsigned *out)
 {
     int found = 0;
     int n = atomic_load(&g_fd.nhidden);
-    for (int i = 0; i < n && i < 8; i++) {
+    for (int i = 0; i < n && i < 64; i++) {
         int h = atomic_load(&g_fd.hidden[i]) - 1;
         if (h >= 0 && (unsigned)h >= lo && (unsigned)h <= hi && (!found || (unsigned)h < *out)) {
             *out = (unsigned)h;

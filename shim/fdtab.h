@@ -52,6 +52,7 @@ struct ioh_ofd {
     uint32_t fork_gen;             /* ioh_fdtab's fork generation at creation */
     _Atomic uint32_t announced;    /* trace generation that has its path record */
     uint32_t path_len;
+    uint32_t fs_type;              /* statfs f_type of its filesystem (regular files) */
     uint64_t dev, ino;
     int64_t size;                  /* st_size when seen */
     _Atomic int64_t offset;        /* logical offset for private ofds */
@@ -143,11 +144,13 @@ void ioh_fdtab_fork_prepare(void);
 void ioh_fdtab_fork_parent(void);
 void ioh_fdtab_fork_child(void);
 
-/* Descriptors the shim's helpers keep for themselves (libunwind's pipe):
- * ioh_fd_hide moves fd to a high number (close-on-exec) and returns it; the
- * close wrappers then leave hidden descriptors alone, as if they did not
- * exist. At most 8. */
+/* Descriptors the shim's helpers keep for themselves (libunwind's pipe, the
+ * prefetch worker's own descriptors): ioh_fd_hide moves fd to a high number
+ * (close-on-exec) and returns it; the close wrappers then leave hidden
+ * descriptors alone, as if they did not exist. At most 64. ioh_fd_unhide
+ * must come before the shim closes one (the number becomes the program's). */
 int ioh_fd_hide(int fd);
+void ioh_fd_unhide(int fd);
 int ioh_fd_hidden(int fd);
 /* Close [lo, hi] except the hidden descriptors, with close_range(2). */
 int ioh_fd_close_range_visible(unsigned lo, unsigned hi, int flags,
