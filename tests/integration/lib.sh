@@ -10,6 +10,8 @@
 # $T/NAME/shim (each its own cwd, so output files can be compared), and must
 # give byte-identical stdout and stderr, the same exit status and the same
 # files. It then leaves TRACE=$T/NAME/trace for `tc` (tracecheck) assertions.
+# IOHINT_TEST_POLICY=P runs the shim side with `iohint run -p P`: the same
+# tests then check that a policy changes nothing the programs observe.
 
 set -euo pipefail
 
@@ -81,7 +83,8 @@ same_output() {
     mkdir -p "$d/plain" "$d/shim"
     local rc_plain=0 rc_shim=0
     (cd "$d/plain" && timeout -k 5 40 "$@" <"$input" >"$d/plain.out" 2>"$d/plain.err") || rc_plain=$?
-    (cd "$d/shim" && timeout -k 5 40 "$IOHINT" run -q -o "$d/trace" -- "$@" \
+    (cd "$d/shim" && timeout -k 5 40 "$IOHINT" run -q ${IOHINT_TEST_POLICY:+-p "$IOHINT_TEST_POLICY"} \
+        -o "$d/trace" -- "$@" \
         <"$input" >"$d/shim.out" 2>"$d/shim.err") || rc_shim=$?
     [[ $rc_plain -ne 124 ]] || fail "$name: timed out without the shim: $*"
     [[ $rc_shim -ne 124 ]] || fail "$name: timed out under the shim (hang?): $*"

@@ -1,7 +1,9 @@
 #!/bin/bash
 # `iohint run` (INTERPOSITION.md section 12): the shim is silently not
-# applied to static and setuid programs, so the launcher must warn; a normal
-# run reports its one trace file; and the exit status is the program's.
+# applied to static, setuid and other-word-size programs, so the launcher
+# must warn; a normal run reports its one trace file; the exit status is the
+# program's. And (section 5) the shim starts no thread in a traced program:
+# `unshare -U` (CLONE_NEWUSER requires a single-threaded process) works.
 source "$(dirname "$0")/lib.sh"
 
 f=$T/in.txt
@@ -58,6 +60,39 @@ PATH=$T/bin:$PATH "$IOHINT" run -o "$T/tr.path" -- suidcat2 "$f" >/dev/null 2>"$
     fail "iohint run suidcat2 (from PATH) failed"
 grep -q "warning: .*suidcat2 is set-user/group-ID" "$T/path.err" ||
     { show "$T/path.err"; fail "no warning for a setuid program found through PATH"; }
+CASES=$((CASES + 1))
+
+# A 32-bit ELF executable (made by hand: header, one PT_INTERP naming a
+# loader that does not exist, so it never runs): warned about.
+/usr/bin/python3 - "$T/prog32" <<'PY'
+import struct, sys
+interp = b"/nonexistent/ld-linux.so.2\0"
+phoff, phsize = 52, 32
+ident = b"\x7fELF" + bytes([1, 1, 1]) + bytes(9)           # ELFCLASS32, LSB, v1
+ehdr = ident + struct.pack("<HHIIIIIHHHHHH", 2, 3, 1, 0x8048000, phoff, 0, 0,
+                           52, phsize, 1, 40, 0, 0)        # ET_EXEC, EM_386
+phdr = struct.pack("<IIIIIIII", 3, phoff + phsize, 0, 0, len(interp), len(interp), 4, 1)
+open(sys.argv[1], "wb").write(ehdr + phdr + interp)
+PY
+chmod +x "$T/prog32"
+"$IOHINT" run -o "$T/tr.32" -- "$T/prog32" >/dev/null 2>"$T/32.err" || true
+grep -q "warning: .*prog32 is a 32-bit program" "$T/32.err" ||
+    { show "$T/32.err"; fail "no warning for a 32-bit program"; }
+CASES=$((CASES + 1))
+
+# No thread: the traced process has exactly one, and can unshare a user ns.
+"$IOHINT" run -q -o "$T/tr.threads" -- grep '^Threads:' /proc/self/status >"$T/threads.out" ||
+    fail "iohint run grep failed"
+grep -qP '^Threads:\t1$' "$T/threads.out" ||
+    { show "$T/threads.out"; fail "the shim started a thread in the traced program"; }
+if unshare -U true 2>/dev/null; then
+    "$IOHINT" run -q -o "$T/tr.unshare" -- unshare -U cat "$f" >"$T/unshare.out" 2>"$T/unshare.err" ||
+        { show "$T/unshare.err"; fail "unshare -U fails under the shim (a thread of ours?)"; }
+    cmp -s "$f" "$T/unshare.out" || fail "unshare -U cat: wrong output under the shim"
+    CASES=$((CASES + 1))
+else
+    note "unshare -U is not permitted here: that case is skipped"
+fi
 CASES=$((CASES + 1))
 
 done_ok

@@ -36,4 +36,20 @@ same_output scan -- sqlite3 "$db" "SELECT count(*), sum(length(v)) FROM t;"
 tc -p "$db" --op pread
 tc_strace "$db"
 
+# Two processes (INTERPOSITION.md section 8): a connection reads a row, a
+# second sqlite3 process updates it, the first reads it again and must see
+# the new value (sqlite re-reads its pages under fcntl locks; a cache that
+# ignores the locks serves the old row).
+cat >"$T/two.py" <<'PY'
+import sqlite3, subprocess, sys
+db = sys.argv[1]
+con = sqlite3.connect(db)
+print(con.execute("SELECT v FROM t WHERE id = 4242").fetchone()[0][:15])
+subprocess.run(["sqlite3", db, "UPDATE t SET v = 'changed' || id WHERE id = 4242;"], check=True)
+print(con.execute("SELECT v FROM t WHERE id = 4242").fetchone()[0])
+PY
+same_output two_processes -- bash -c 'cp "$1" two.db && /usr/bin/python3 "$2" two.db' _ "$db" "$T/two.py"
+grep -qx "changed4242" "$T/two_processes/shim.out" ||
+    { show "$T/two_processes/shim.out"; fail "two_processes: the reader did not see the other process's update"; }
+
 done_ok
