@@ -10,14 +10,18 @@
 
 #include "commands.h"
 #include "launch.h"
+#include "spec.h"
 
 static void run_usage(FILE *to)
 {
     fprintf(to,
-            "usage: iohint run [-o TRACE_DIR] [--no-trace] [-p POLICY] [-q] -- CMD [ARGS...]\n"
+            "usage: iohint run [-o TRACE_DIR] [--no-trace] [-p POLICY] [-s] [-q] -- CMD [ARGS...]\n"
             "  -o, --output DIR   write one trace per process into DIR (default ./iohint-traces)\n"
             "      --no-trace     do not write traces\n"
-            "  -p, --policy P     I/O policy (only 'none' exists so far)\n"
+            "  -p, --policy P     I/O policy: none (default), auto, actions such as\n"
+            "                     sequential,prefetch=8M or coalesce=1M, or a policy file\n"
+            "                     (see docs/policies.md)\n"
+            "  -s, --stats        print what the policies did when each process exits\n"
             "  -q, --quiet        no summary line at the end\n");
 }
 
@@ -60,19 +64,22 @@ int ioh_cmd_run(int argc, char **argv)
         {"no-trace", no_argument, NULL, 'N'},
         {"policy", required_argument, NULL, 'p'},
         {"quiet", no_argument, NULL, 'q'},
+        {"stats", no_argument, NULL, 's'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     const char *out = "iohint-traces";
     const char *policy = "none";
-    int trace = 1, quiet = 0, c;
+    static char policy_path[PATH_MAX];
+    int trace = 1, quiet = 0, stats = 0, c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+o:p:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+o:p:qsh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': out = optarg; break;
         case 'N': trace = 0; break;
         case 'p': policy = optarg; break;
         case 'q': quiet = 1; break;
+        case 's': stats = 1; break;
         case 'h': run_usage(stdout); return 0;
         default: run_usage(stderr); return 2;
         }
@@ -82,9 +89,19 @@ int ioh_cmd_run(int argc, char **argv)
         run_usage(stderr);
         return 2;
     }
-    if (strcmp(policy, "none") != 0) {
-        fprintf(stderr, "iohint run: unknown policy '%s' (available: none)\n", policy);
+    struct ioh_spec spec;
+    char err[512];
+    if (ioh_spec_parse(policy, &spec, err, sizeof err) < 0) {
+        fprintf(stderr, "iohint run: %s\n", err);
         return 2;
+    }
+    if (strchr(policy, '/')) {
+        /* The children may run elsewhere: give them the file's absolute path. */
+        if (!realpath(policy, policy_path)) {
+            fprintf(stderr, "iohint run: policy file %s: %s\n", policy, strerror(errno));
+            return 2;
+        }
+        policy = policy_path;
     }
     char lib[PATH_MAX];
     if (ioh_find_lib(lib, sizeof lib) < 0)
@@ -105,6 +122,8 @@ int ioh_cmd_run(int argc, char **argv)
         unsetenv("IOHINT_TRACE_DIR");
     }
     setenv("IOHINT_POLICY", policy, 1);
+    if (stats)
+        setenv("IOHINT_STATS", "1", 1);
     if (ioh_env_preload(lib) < 0) {
         fprintf(stderr, "iohint run: cannot set LD_PRELOAD: %s\n", strerror(errno));
         return 1;

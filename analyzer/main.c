@@ -10,7 +10,7 @@ static const struct {
     int (*fn)(int, char **);
     const char *summary;
 } g_cmds[] = {
-    {"run", ioh_cmd_run, "run [-o TRACE_DIR] [--no-trace] -- CMD [ARGS...]   trace a program"},
+    {"run", ioh_cmd_run, "run [-o DIR] [--no-trace] [-p POLICY] [-s] -- CMD [ARGS...]  trace a program, apply a policy"},
     {"dump", ioh_cmd_dump, "dump [--no-header] TRACE|DIR...                  print a trace"},
     {"export", ioh_cmd_export, "export --format fio|perfetto|csv [-o FILE] TRACE|DIR...  convert"},
 };

@@ -43,7 +43,9 @@
 #define DECIDE_FIRST   8           /* reads before the first auto decision */
 #define DECIDE_EVERY   64          /* reads between later decisions */
 #define MIN_CONFIDENCE 0.6
-#define SLOW_READ_NS   20000       /* a read this slow went to storage */
+#define SLOW_READ_NS   50000       /* a read this much slower than a memory copy
+                                      went to storage */
+#define COPY_NS_PER_KB 128         /* ~8 GB/s: what a page-cache hit costs */
 #define DROP_CHUNK     (2u << 20)  /* eviction works in 2 MiB folios here */
 #define LOOKAHEAD_MIN  (512u << 10)
 
@@ -159,6 +161,8 @@ int ioh_pol_init(void)
     }
     g.active = !ioh_spec_is_none(&g.spec);
     g.mem_total = mem_total();
+    if (g.active && ioh_opt_int(IOH_OPT_STATS))
+        ioh_log_keep_stderr();
     return g.active;
 }
 
@@ -508,8 +512,12 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
         return;
     if (ret > 0 && off >= 0) {
         pf->reads++;
-        if (dur > 0)
-            pf->slow_ewma = pf->slow_ewma ? (pf->slow_ewma * 7 + dur) / 8 : dur;
+        if (dur > 0) {
+            /* Time beyond copying the bytes out of the page cache. */
+            uint64_t copy = (uint64_t)ret / 1024 * COPY_NS_PER_KB;
+            uint64_t wait = dur > copy ? dur - copy : 0;
+            pf->slow_ewma = pf->slow_ewma ? (pf->slow_ewma * 7 + wait) / 8 : wait;
+        }
         if (pf->cls) {
             struct ioh_cls_event e = {.t = t, .off = off, .len = len, .ret = ret};
             ioh_cls_feed(pf->cls, &e);
@@ -641,22 +649,22 @@ void ioh_pol_finish(void)
     ioh_prefetch_stats(&p);
     char pol[600];
     ioh_actions_format(&g.spec.dflt, pol, sizeof pol);
-    ioh_warn("stats: policy %s%s, %llu files under a policy", g.spec.nrules ? "file " : "",
+    ioh_report("stats: policy %s%s, %llu files under a policy", g.spec.nrules ? "file " : "",
              g.spec.nrules ? g.spec.source : pol, (unsigned long long)atomic_load(&g.files));
-    ioh_warn("stats: hints applied %llu, program hints vetoed %llu, overridden %llu, "
+    ioh_report("stats: hints applied %llu, program hints vetoed %llu, overridden %llu, "
              "auto decisions %llu",
              (unsigned long long)atomic_load(&g.hints), (unsigned long long)atomic_load(&g.vetoes),
              (unsigned long long)atomic_load(&g.overrides),
              (unsigned long long)atomic_load(&g.decisions));
     if (c.calls)
-        ioh_warn("stats: coalesce: %llu reads, %llu served from blocks, %llu block reads, "
+        ioh_report("stats: coalesce: %llu reads, %llu served from blocks, %llu block reads, "
                  "%llu direct; system calls saved %lld; %llu bytes read into blocks, %llu served",
                  (unsigned long long)c.calls, (unsigned long long)c.served,
                  (unsigned long long)c.refills, (unsigned long long)c.direct,
                  (long long)c.calls - (long long)(c.refills + c.direct),
                  (unsigned long long)c.bytes_in, (unsigned long long)c.bytes_out);
     if (p.requests || p.overflow)
-        ioh_warn("stats: prefetch: %llu requests, %llu bytes asked for, %llu bytes dropped "
+        ioh_report("stats: prefetch: %llu requests, %llu bytes asked for, %llu bytes dropped "
                  "behind, reads in prefetched ranges %llu of %llu, back-offs %llu, "
                  "stale %llu, queue overflows %llu",
                  (unsigned long long)p.requests, (unsigned long long)p.bytes,

@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
+#include "fdtab.h"
 #include "raw.h"
 
 /* Identity of fd 2 at start; 0/0 means "unknown, don't write". Written at init
@@ -13,7 +15,8 @@
 static struct {
     unsigned long long dev, ino;
     int known;
-} g_stderr;
+    int kept;                      /* hidden copy of fd 2, or -1 */
+} g_stderr = {.kept = -1};
 
 void ioh_log_init(void)
 {
@@ -27,15 +30,8 @@ void ioh_log_init(void)
     }
 }
 
-void ioh_vwarn(const char *fmt, va_list ap)
+static void emit(int fd, const char *fmt, va_list ap)
 {
-    int saved = errno;
-    struct stat st;
-    if (!g_stderr.known || ioh_raw2(SYS_fstat, 2, &st) != 0 ||
-        st.st_dev != g_stderr.dev || st.st_ino != g_stderr.ino) {
-        errno = saved;
-        return;
-    }
     char buf[1024];
     int n = snprintf(buf, sizeof buf, "iohint[%ld]: ", ioh_raw_getpid());
     if (n < 0)
@@ -45,7 +41,38 @@ void ioh_vwarn(const char *fmt, va_list ap)
     if (len > sizeof buf - 2)
         len = sizeof buf - 2;
     buf[len++] = '\n';
-    ioh_raw_write(2, buf, len);
+    ioh_raw_write(fd, buf, len);
+}
+
+void ioh_vwarn(const char *fmt, va_list ap)
+{
+    int saved = errno;
+    struct stat st;
+    if (g_stderr.known && ioh_raw2(SYS_fstat, 2, &st) == 0 && st.st_dev == g_stderr.dev &&
+        st.st_ino == g_stderr.ino)
+        emit(2, fmt, ap);
+    errno = saved;
+}
+
+void ioh_log_keep_stderr(void)
+{
+    if (g_stderr.kept >= 0 || !g_stderr.known)
+        return;
+    long fd = ioh_raw3(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 3);
+    if (fd >= 0)
+        g_stderr.kept = ioh_fd_hide((int)fd);
+}
+
+void ioh_report(const char *fmt, ...)
+{
+    int saved = errno;
+    va_list ap;
+    va_start(ap, fmt);
+    if (g_stderr.kept >= 0)
+        emit(g_stderr.kept, fmt, ap);
+    else
+        ioh_vwarn(fmt, ap);
+    va_end(ap);
     errno = saved;
 }
 

@@ -15,6 +15,13 @@
 void ioh_log_init(void);
 
 void ioh_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Keep a hidden copy of stderr for messages at exit (IOHINT_STATS): many
+ * programs close fd 2 in an atexit handler before our destructor runs.
+ * Opt-in, because the copy keeps a pipe on stderr open until we exit. */
+void ioh_log_keep_stderr(void);
+/* A message at exit, on the kept copy (or fd 2 if none). */
+void ioh_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ioh_vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Warn once per flag: `flag` is a static int owned by the caller. */
