@@ -68,6 +68,7 @@ struct ioh_an_params {
     uint64_t willneed_max;      /* 256 MiB: largest file WILLNEED is considered for */
     uint64_t noreuse_min;       /* 64 MiB: smallest read-once footprint noreuse is added for */
     double   latency_ns;        /* 70000: one request the program waits for (qd1 4 KiB) */
+    double   request_ns;        /* 11000: device time of one overlapped request (qd32) */
     double   bandwidth;         /* 1.5 GiB/s: bytes per second fetched from storage */
     double   syscall_ns;        /* 500: one read() that reached the kernel */
     uint64_t max_points;        /* IOH_AN_MAX_POINTS: sample points per file */
@@ -252,8 +253,8 @@ struct ioh_an_file {
     double   confidence;
     bool     small;
     struct ioh_cls_result detail;
-    uint32_t nphases;
-    struct ioh_cls_phase phases[IOH_AN_MAX_PHASES];
+    uint32_t nphases;           /* at most IOH_AN_MAX_PHASES */
+    struct ioh_cls_phase *phases;
     uint32_t main_phase;        /* index in phases of the class's phase */
 
     /* Per-model predictions (ordered as enum ioh_an_model) and the choice. */
