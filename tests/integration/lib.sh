@@ -4,14 +4,15 @@
 #   IOHINT       the iohint command          IOHINT_LIB  libiohint.so
 #   TRACECHECK   tracecheck                 PROGS       directory of test programs
 #
-# Every script gets a private temp directory $T (removed at exit unless
+# Every script gets a private temp directory $T, removed at exit (kept with
 # IOHINT_TEST_KEEP=1). A case is run twice by `same_output NAME -- CMD...`:
 # plainly in $T/NAME/plain and under `iohint run -q -o $T/NAME/trace` in
 # $T/NAME/shim (each its own cwd, so output files can be compared), and must
 # give byte-identical stdout and stderr, the same exit status and the same
 # files. It then leaves TRACE=$T/NAME/trace for `tc` (tracecheck) assertions.
-# IOHINT_TEST_POLICY=P runs the shim side with `iohint run -p P`: the same
-# tests then check that a policy changes nothing the programs observe.
+# IOHINT_TEST_POLICY=P runs the shim side with the I/O policy P
+# (IOHINT_POLICY): the same tests then check that a policy changes nothing the
+# programs observe (test_policies.sh).
 
 set -euo pipefail
 
@@ -31,10 +32,11 @@ CASES=0
 
 cleanup() {
     local rc=$?
-    if [[ $rc -ne 0 || ${IOHINT_TEST_KEEP:-0} == 1 ]]; then
+    if [[ ${IOHINT_TEST_KEEP:-0} == 1 ]]; then
         echo "$TEST_NAME: files kept in $T" >&2
     else
         rm -rf "$T"
+        [[ $rc -eq 0 || $rc -eq 77 ]] || echo "$TEST_NAME: run with IOHINT_TEST_KEEP=1 to keep its files" >&2
     fi
 }
 trap cleanup EXIT
@@ -83,9 +85,16 @@ same_output() {
     mkdir -p "$d/plain" "$d/shim"
     local rc_plain=0 rc_shim=0
     (cd "$d/plain" && timeout -k 5 40 "$@" <"$input" >"$d/plain.out" 2>"$d/plain.err") || rc_plain=$?
-    (cd "$d/shim" && timeout -k 5 40 "$IOHINT" run -q ${IOHINT_TEST_POLICY:+-p "$IOHINT_TEST_POLICY"} \
-        -o "$d/trace" -- "$@" \
-        <"$input" >"$d/shim.out" 2>"$d/shim.err") || rc_shim=$?
+    if [[ -z ${IOHINT_TEST_POLICY:-} ]]; then
+        (cd "$d/shim" && timeout -k 5 40 "$IOHINT" run -q -o "$d/trace" -- "$@" \
+            <"$input" >"$d/shim.out" 2>"$d/shim.err") || rc_shim=$?
+    else
+        # `iohint run -p` knows only 'none' so far: set the shim up by hand.
+        mkdir -p "$d/trace"
+        (cd "$d/shim" && LD_PRELOAD=$IOHINT_LIB IOHINT_TRACE_DIR=$d/trace \
+            IOHINT_POLICY=$IOHINT_TEST_POLICY timeout -k 5 40 "$@" \
+            <"$input" >"$d/shim.out" 2>"$d/shim.err") || rc_shim=$?
+    fi
     [[ $rc_plain -ne 124 ]] || fail "$name: timed out without the shim: $*"
     [[ $rc_shim -ne 124 ]] || fail "$name: timed out under the shim (hang?): $*"
     [[ $rc_plain -eq $want_rc ]] ||

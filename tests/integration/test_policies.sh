@@ -1,0 +1,59 @@
+#!/bin/bash
+# The I/O policies (policies/: fadvise hints, coalescing reads from a block
+# cache, a prefetch worker, auto) must change nothing a program observes
+# (INTERPOSITION.md sections 7 and 15: output identical across all modes).
+#
+# usage: test_policies.sh POLICY
+# Runs the other integration scripts whose programs share descriptors, read
+# in every way, or race, with IOHINT_TEST_POLICY=POLICY (lib.sh: the shim side
+# of every case runs under that policy), then a stress: the 4-thread shared-fd
+# reader 100 times, two at a time.
+#
+# KNOWN BUG (policy 'auto', found with this test): 4 threads read()ing one
+# private descriptor sometimes get duplicated or missing bytes (about 3% of
+# runs under load: "missing=0 duplicated=1568") - the program sees wrong
+# data. Not in the shim's wrappers: in the coalescing path (policies/).
+source "$(dirname "$0")/lib.sh"
+
+policy=${1:?usage: test_policies.sh POLICY}
+here=$(dirname "$0")
+failed=()
+for t in coreutils pipelines entrypoints children closefrom python sqlite samtools errno threads; do
+    if IOHINT_TEST_POLICY=$policy bash "$here/test_$t.sh" >"$T/$t.log" 2>&1; then
+        CASES=$((CASES + 1))
+    else
+        echo "--- test_$t.sh under policy '$policy':" >&2
+        grep -E 'FAIL' "$T/$t.log" | head -5 >&2 || tail -5 "$T/$t.log" >&2
+        failed+=("$t")
+    fi
+done
+
+# Stress: threads racing on one private description, two programs at a time.
+f=$T/words.bin
+/usr/bin/python3 -c '
+import struct, sys
+n = 2 * 1024 * 1024 // 8
+sys.stdout.buffer.write(struct.pack("<%dQ" % n, *range(0, 8 * n, 8)))' >"$f"
+stress() {
+    local bad=0
+    for i in $(seq 1 50); do
+        rm -rf "$T/st.$1"
+        LD_PRELOAD=$IOHINT_LIB IOHINT_TRACE_DIR=$T/st.$1 IOHINT_POLICY=$policy \
+            timeout -k 5 20 "$PROGS/threads" "$f" "$T/stlog.$1" >"$T/stout.$1" 2>&1 ||
+            { bad=$((bad + 1)); cp "$T/stout.$1" "$T/stress.fail.$1"; }
+    done
+    echo "$bad" >"$T/stress.bad.$1"
+}
+stress a &
+stress b &
+wait
+bad=$(($(cat "$T/stress.bad.a") + $(cat "$T/stress.bad.b")))
+if [[ $bad -ne 0 ]]; then
+    echo "--- threads stress under policy '$policy': $bad of 100 runs went wrong, e.g.:" >&2
+    cat "$T"/stress.fail.* | head -2 >&2
+    failed+=("threads-stress")
+fi
+CASES=$((CASES + 1))
+
+[[ ${#failed[@]} -eq 0 ]] || fail "under policy '$policy': ${failed[*]}"
+done_ok
