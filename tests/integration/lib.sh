@@ -240,6 +240,10 @@ PY
 tc_strace() {
     local f=$1
     shift
+    if ! strace -qq -o /dev/null true 2>/dev/null; then
+        note "strace cannot run here: the strace comparison for $f is skipped"
+        return 0
+    fi
     local want
     want=$(strace_ranges "$f" -- "${CASE_CMD[@]}")
     [[ $want != - ]] || fail "$CASE: strace saw no read of $f: the oracle is broken"
