@@ -28,6 +28,30 @@ for t in coreutils pipelines entrypoints children closefrom python sqlite samtoo
     fi
 done
 
+# A prefetch worker is a thread; unshare(CLONE_NEWUSER) needs a single-
+# threaded process, so the shim must stop the worker first (INTERPOSITION.md
+# section 5). Read a file (starting any worker), then unshare.
+if unshare -U true 2>/dev/null; then
+    make_bin "$T/big.bin" 20000000
+    cat >"$T/unshare.py" <<'PY'
+import ctypes, os, sys
+f = open(sys.argv[1], 'rb', buffering=0)
+n = 0
+while True:
+    b = f.read(65536)
+    if not b:
+        break
+    n += len(b)
+libc = ctypes.CDLL(None, use_errno=True)      # finds the shim's unshare first
+r = libc.unshare(0x10000000)                  # CLONE_NEWUSER
+print(n, 'unshare:', 'ok' if r == 0 else os.strerror(ctypes.get_errno()))
+PY
+    IOHINT_TEST_POLICY=$policy same_output unshare_after_reads -- /usr/bin/python3 "$T/unshare.py" "$T/big.bin"
+    tc_covers "$T/big.bin" --only-ops read
+else
+    note "unshare -U is not permitted here: the unshare case is skipped"
+fi
+
 # Stress: threads racing on one private description, two programs at a time.
 f=$T/words.bin
 /usr/bin/python3 -c '
