@@ -212,10 +212,19 @@ static void class_detail(char *buf, size_t len, enum ioh_cls_class c,
                      ioh_html_bytes(b, sizeof b, (double)d->request_size));
         break;
     case IOH_CLS_WINDOWED: {
-        uint64_t w = d->window ? d->window : f ? f->window_median : 0;
-        double drift = d->drift_per_sec != 0 ? d->drift_per_sec : f ? f->drift_per_sec : 0;
-        n = snprintf(buf, len, "window %s (%.1f%% of the file), drifting %s/s",
-                     ioh_html_bytes(a, sizeof a, (double)w), d->window_ratio * 100,
+        /* The classifier's window is of its last reads; the file's median
+         * over the whole run is the better summary when there is one. */
+        uint64_t w = f && f->window_median ? f->window_median : d->window;
+        double drift = f && f->drift_per_sec != 0 ? f->drift_per_sec : d->drift_per_sec;
+        uint64_t extent = f ? (f->size > 0 && (uint64_t)f->size > f->m.max_end
+                                   ? (uint64_t)f->size : f->m.max_end) : 0;
+        double ratio = extent ? (double)w / (double)extent : d->window_ratio;
+        if (w == 0) {
+            n = snprintf(buf, len, "reads hop inside a window that drifts forward");
+            break;
+        }
+        n = snprintf(buf, len, "window %s (%.1f%% of the file), drifting %s%s/s",
+                     ioh_html_bytes(a, sizeof a, (double)w), ratio * 100, drift < 0 ? "-" : "",
                      ioh_html_bytes(b, sizeof b, drift < 0 ? -drift : drift));
         break;
     }
@@ -309,15 +318,15 @@ static void frame_box(FILE *o, const struct frame *f)
 /* Time axis unit for a span in ns. */
 static double time_unit(double span, const char **name)
 {
-    if (span < 2e4) {
+    if (span < 1e4) {
         *name = "ns";
         return 1;
     }
-    if (span < 2e7) {
+    if (span < 1e7) {
         *name = "µs";
         return 1e3;
     }
-    if (span < 2e10) {
+    if (span < 1e10) {
         *name = "ms";
         return 1e6;
     }
@@ -510,7 +519,7 @@ static void plot_zoom(FILE *o, const struct ioh_analysis *an, const struct ioh_a
             hi = off + f->points[i].len;
     }
     uint64_t all = f->m.max_end > f->m.min_off ? f->m.max_end - f->m.min_off : 0;
-    if (hi <= lo || (hi - lo) * 4 > all)
+    if (hi <= lo || (hi - lo) * 2 > all)
         return;                    /* the overall plot already shows them well */
     char a[32], b[32];
     fprintf(o, "<h3>Zoom: the first %u sampled reads of phase P%u, against their number</h3>\n"
@@ -905,7 +914,12 @@ static void file_section(FILE *o, const struct ioh_analysis *an, const struct io
         for (uint32_t p = 0; p < f->nphases; p++) {
             const struct ioh_cls_phase *ph = &f->phases[p];
             char t1[32], t2[32];
-            class_detail(d, sizeof d, ph->cls, &ph->detail, NULL);
+            /* A phase's own window may not have been measured; a lone phase
+             * is the whole file, whose measures stand in. */
+            struct ioh_cls_result det = ph->detail;
+            if (det.request_size == 0 && ph->reads)
+                det.request_size = ph->bytes / ph->reads;   /* not measured: the mean */
+            class_detail(d, sizeof d, ph->cls, &det, f->nphases == 1 ? f : NULL);
             fprintf(o, "<tr><td>P%u</td><td>", p + 1);
             badge(o, ph->cls);
             fputs("</td><td>", o);
