@@ -1,0 +1,537 @@
+/* Unit tests for policies/coalesce.c: the block cache, in-process.
+ *
+ * ioh_coalesce_read/ioh_coalesce_pread against a temp file, with a struct
+ * ioh_ofd of our own (no wrappers involved): full reads except at end of file,
+ * end of file and the partial tail block never served past (appending makes
+ * new data visible), the invalidation generation, reads of a block or more
+ * going straight to pread, the refill try-lock falling back to pread, errors,
+ * the memory bound, pooled blocks that never leak another file's bytes, and
+ * two threads claiming the same logical offset: together they get the file,
+ * each byte once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "coalesce.h"
+#include "fdtab.h"
+#include "options.h"
+
+#define BLOCK   (64u * 1024)
+#define FSIZE   (1u * 1024 * 1024 + 4321)   /* not a multiple of the block */
+
+static char g_path[64];
+static unsigned char *g_data;               /* the file's contents */
+
+/* The byte at offset i: varied, so that a shifted copy never matches. */
+static unsigned char byte_at(uint64_t i)
+{
+    uint64_t x = i * 0x9e3779b97f4a7c15ull;
+    return (unsigned char)(x >> 56 ^ x >> 13 ^ i);
+}
+
+static void write_file(const char *path, const unsigned char *data, size_t n)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    for (size_t at = 0; at < n;) {
+        ssize_t w = write(fd, data + at, n - at);
+        assert_true(w > 0);
+        at += (size_t)w;
+    }
+    close(fd);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    ioh_options_reload();
+    snprintf(g_path, sizeof g_path, "/tmp/ioh-coalesce-%d", (int)getpid());
+    g_data = malloc(FSIZE);
+    if (!g_data)
+        return -1;
+    for (uint64_t i = 0; i < FSIZE; i++)
+        g_data[i] = byte_at(i);
+    write_file(g_path, g_data, FSIZE);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink(g_path);
+    free(g_data);
+    return 0;
+}
+
+/* A fresh private description state for fd. */
+static void ofd_init(struct ioh_ofd *o)
+{
+    memset(o, 0, sizeof *o);
+    atomic_store(&o->offset, 0);
+    atomic_store(&o->lagging, 0);
+}
+
+static off_t kernel_offset(int fd)
+{
+    return lseek(fd, 0, SEEK_CUR);
+}
+
+static void full_reads_until_eof(void **state)
+{
+    (void)state;
+    int fd = open(g_path, O_RDONLY);
+    assert_true(fd >= 0);
+    struct ioh_ofd o;
+    ofd_init(&o);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    assert_non_null(cb);
+    struct ioh_coalesce_stats s0, s1;
+    ioh_coalesce_stats(&s0);
+    unsigned char *buf = malloc(200000);
+    uint64_t pos = 0;
+    unsigned sizes[] = {1, 7, 100, 4096, 5000, 65535, 1, 3, 70000, 12, 200000, 999};
+    for (unsigned i = 0; pos < FSIZE; i++) {
+        size_t n = sizes[i % (sizeof sizes / sizeof sizes[0])];
+        int err = 0;
+        int64_t at = -1;
+        ssize_t r = ioh_coalesce_read(cb, fd, &o, buf, n, &err, &at);
+        assert_int_equal(at, (int64_t)pos);
+        /* Full reads: short only at the end of the file. */
+        size_t want = n < FSIZE - pos ? n : FSIZE - pos;
+        assert_int_equal(r, (ssize_t)want);
+        assert_memory_equal(buf, g_data + pos, want);
+        pos += (uint64_t)r;
+        assert_int_equal(atomic_load(&o.offset), (int64_t)pos);
+        /* The kernel offset never runs ahead of the program. */
+        assert_true(kernel_offset(fd) <= (off_t)pos);
+    }
+    assert_true(atomic_load(&o.lagging));
+    /* At the end: 0, again and again, and the offset stays. */
+    for (int k = 0; k < 3; k++) {
+        int err = 0;
+        int64_t at;
+        assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 10, &err, &at), 0);
+        assert_int_equal(at, FSIZE);
+    }
+    assert_int_equal(atomic_load(&o.offset), FSIZE);
+    /* The kernel never moved: everything went through pread. */
+    assert_int_equal(kernel_offset(fd), 0);
+    ioh_coalesce_stats(&s1);
+    assert_true(s1.served > s0.served);
+    assert_true(s1.direct > s0.direct);            /* the 65535+ reads */
+    /* Fewer system calls than reads (that is the point). */
+    assert_true(s1.refills + s1.direct - s0.refills - s0.direct < s1.calls - s0.calls);
+    free(buf);
+    ioh_coalesce_free(cb);
+    close(fd);
+}
+
+/* A read of n >= block bytes goes straight to pread into the caller's buffer:
+ * no refill. */
+static void big_reads_go_direct(void **state)
+{
+    (void)state;
+    int fd = open(g_path, O_RDONLY);
+    struct ioh_ofd o;
+    ofd_init(&o);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    assert_non_null(cb);
+    unsigned char *buf = malloc(3 * BLOCK);
+    struct ioh_coalesce_stats s0, s1;
+    ioh_coalesce_stats(&s0);
+    int err;
+    int64_t at;
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, BLOCK, &err, &at), BLOCK);
+    assert_memory_equal(buf, g_data, BLOCK);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 3 * BLOCK, &err, &at), 3 * BLOCK);
+    assert_memory_equal(buf, g_data + BLOCK, 3 * BLOCK);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 2 * BLOCK, 17, &err), 2 * BLOCK);
+    assert_memory_equal(buf, g_data + 17, 2 * BLOCK);
+    ioh_coalesce_stats(&s1);
+    assert_int_equal(s1.refills, s0.refills);
+    assert_int_equal(s1.direct - s0.direct, 3);
+    assert_int_equal(atomic_load(&o.offset), 4 * BLOCK);
+    free(buf);
+    ioh_coalesce_free(cb);
+    close(fd);
+}
+
+/* pread at explicit offsets: served from the block, never moves the logical
+ * or the kernel offset; past the end 0; negative offsets EINVAL. */
+static void pread_semantics(void **state)
+{
+    (void)state;
+    int fd = open(g_path, O_RDONLY);
+    struct ioh_ofd o;
+    ofd_init(&o);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    unsigned char buf[5000];
+    int err = 0;
+    uint64_t offs[] = {0, 1, BLOCK - 10, BLOCK, 3 * BLOCK + 5, FSIZE - 4999, FSIZE - 3, 77};
+    for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
+        size_t want = FSIZE - offs[i] < sizeof buf ? FSIZE - offs[i] : sizeof buf;
+        ssize_t r = ioh_coalesce_pread(cb, fd, buf, sizeof buf, (int64_t)offs[i], &err);
+        assert_int_equal(r, (ssize_t)want);
+        assert_memory_equal(buf, g_data + offs[i], want);
+    }
+    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 10, FSIZE, &err), 0);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 10, FSIZE + 100000, &err), 0);
+    err = 0;
+    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 10, -5, &err), -1);
+    assert_int_equal(err, EINVAL);
+    assert_int_equal(atomic_load(&o.offset), 0);
+    assert_int_equal(kernel_offset(fd), 0);
+    ioh_coalesce_free(cb);
+    close(fd);
+}
+
+/* End of file is never cached: what another writer appends is read next.
+ * A partial tail block is served only up to where it ended. */
+static void eof_not_cached(void **state)
+{
+    (void)state;
+    char path[80];
+    snprintf(path, sizeof path, "%s.grow", g_path);
+    write_file(path, g_data, 100);
+    int fd = open(path, O_RDONLY);
+    int wfd = open(path, O_WRONLY | O_APPEND);
+    assert_true(fd >= 0 && wfd >= 0);
+    struct ioh_ofd o;
+    ofd_init(&o);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    unsigned char buf[400];
+    int err;
+    int64_t at;
+    /* The block now holds [0,100), a partial block. */
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 50, &err, &at), 50);
+    assert_memory_equal(buf, g_data, 50);
+    /* Append 200 bytes: a read across the old end gets old and new bytes,
+     * in full. */
+    assert_int_equal(write(wfd, g_data + 100, 200), 200);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 100, &err, &at), 100);
+    assert_memory_equal(buf, g_data + 50, 100);
+    /* To the end, then EOF. */
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 400, &err, &at), 150);
+    assert_memory_equal(buf, g_data + 150, 150);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 400, &err, &at), 0);
+    /* EOF was not remembered: append again, read again. */
+    assert_int_equal(write(wfd, g_data + 300, 33), 33);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 400, &err, &at), 33);
+    assert_int_equal(at, 300);
+    assert_memory_equal(buf, g_data + 300, 33);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 1, &err, &at), 0);
+    /* pread past the cached tail goes to the kernel too. */
+    assert_int_equal(write(wfd, g_data + 333, 7), 7);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 400, 330, &err), 10);
+    assert_memory_equal(buf, g_data + 330, 10);
+    ioh_coalesce_free(cb);
+    close(fd);
+    close(wfd);
+    unlink(path);
+}
+
+/* Bumping the generation empties every block: data written after the fill
+ * (through another descriptor, as the shim's write wrappers see it) is read. */
+static void invalidation_generation(void **state)
+{
+    (void)state;
+    char path[80];
+    snprintf(path, sizeof path, "%s.inv", g_path);
+    write_file(path, g_data, 3 * BLOCK);
+    int fd = open(path, O_RDONLY);
+    int wfd = open(path, O_RDWR);
+    struct ioh_ofd o;
+    ofd_init(&o);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    unsigned char buf[100], copy[100];
+    int err;
+    int64_t at;
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 10, &err, &at), 10);
+    /* The block holds [0, BLOCK): a direct copy from it works. */
+    assert_int_equal(ioh_coalesce_copy(cb, 10, (char *)copy, 20), 20);
+    assert_memory_equal(copy, g_data + 10, 20);
+    /* Another descriptor changes bytes 10..30. Without an invalidation the
+     * block would serve the old ones (that is what the shim's write wrappers
+     * prevent); with it, the new ones are read. */
+    memset(buf, 'Z', 20);
+    assert_int_equal(pwrite(wfd, buf, 20, 10), 20);
+    uint32_t gen0 = atomic_load(&ioh__coalesce_gen);
+    ioh_coalesce_invalidate_all();
+    assert_int_equal(atomic_load(&ioh__coalesce_gen), gen0 + 1);
+    assert_int_equal(ioh_coalesce_copy(cb, 10, (char *)copy, 20), 0);   /* nothing held */
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 25, &err, &at), 25);
+    assert_int_equal(at, 10);
+    for (int i = 0; i < 20; i++)
+        assert_int_equal(buf[i], 'Z');
+    assert_memory_equal(buf + 20, g_data + 30, 5);
+    /* pread sees it as well, after the next change. */
+    assert_int_equal(pwrite(wfd, "abc", 3, 40), 3);
+    ioh_coalesce_invalidate_all();
+    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 5, 39, &err), 5);
+    const unsigned char want[5] = {g_data[39], 'a', 'b', 'c', g_data[43]};
+    assert_memory_equal(buf, want, 5);
+    /* Truncation (in this process: invalidated) ends the file where it now
+     * ends, even inside the block. */
+    assert_int_equal(ftruncate(wfd, 50), 0);
+    ioh_coalesce_invalidate_all();
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 100, &err, &at), 15);
+    assert_int_equal(at, 35);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 100, &err, &at), 0);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 100, 60, &err), 0);
+    ioh_coalesce_free(cb);
+    close(fd);
+    close(wfd);
+    unlink(path);
+}
+
+/* Someone else refilling (the try-lock is taken: another thread, or the code
+ * a signal handler interrupted): the reader goes to pread directly, gets the
+ * right bytes, and nothing waits. A block being written (odd sequence) is
+ * never copied from. */
+static void busy_block_reads_directly(void **state)
+{
+    (void)state;
+    int fd = open(g_path, O_RDONLY);
+    struct ioh_ofd o;
+    ofd_init(&o);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    unsigned char buf[1000];
+    int err;
+    int64_t at;
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 100, &err, &at), 100);
+    /* Pretend a refill is under way. */
+    atomic_store(&cb->owner, 12345);
+    atomic_fetch_add(&cb->seq, 1);
+    struct ioh_coalesce_stats s0, s1;
+    ioh_coalesce_stats(&s0);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 1000, &err, &at), 1000);
+        assert_memory_equal(buf, g_data + at, 1000);
+    }
+    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 1000, 10, &err), 1000);
+    assert_memory_equal(buf, g_data + 10, 1000);
+    ioh_coalesce_stats(&s1);
+    assert_int_equal(s1.refills, s0.refills);
+    assert_int_equal(s1.direct - s0.direct, 6);
+    assert_int_equal(atomic_load(&o.offset), 5100);
+    atomic_fetch_add(&cb->seq, 1);
+    atomic_store(&cb->owner, 0);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 10, &err, &at), 10);
+    assert_memory_equal(buf, g_data + 5100, 10);
+    ioh_coalesce_free(cb);
+    close(fd);
+}
+
+/* Errors are the kernel's: -1 and its errno when nothing was read, and the
+ * offset does not move. */
+static void errors(void **state)
+{
+    (void)state;
+    struct ioh_ofd o;
+    ofd_init(&o);
+    atomic_store(&o.offset, 5);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    char buf[10];
+    int err = 0;
+    int64_t at;
+    int fd = open(g_path, O_RDONLY);
+    close(fd);                                   /* a closed descriptor */
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 10, &err, &at), -1);
+    assert_int_equal(err, EBADF);
+    assert_int_equal(atomic_load(&o.offset), 5);
+    err = 0;
+    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 10, 0, &err), -1);
+    assert_int_equal(err, EBADF);
+    /* A directory: EISDIR, as read(2) says. */
+    int dfd = open("/tmp", O_RDONLY | O_DIRECTORY);
+    err = 0;
+    assert_int_equal(ioh_coalesce_read(cb, dfd, &o, buf, 10, &err, &at), -1);
+    assert_int_equal(err, EISDIR);
+    close(dfd);
+    ioh_coalesce_free(cb);
+}
+
+/* Blocks come from a pool: a reused block holds nothing of its last file. */
+static void pooled_blocks_start_empty(void **state)
+{
+    (void)state;
+    char path[80];
+    snprintf(path, sizeof path, "%s.other", g_path);
+    unsigned char other[5000];
+    memset(other, 'o', sizeof other);
+    write_file(path, other, sizeof other);
+    int fa = open(g_path, O_RDONLY), fb = open(path, O_RDONLY);
+    struct ioh_ofd oa, ob;
+    ofd_init(&oa);
+    ofd_init(&ob);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    char buf[100];
+    int err;
+    int64_t at;
+    assert_int_equal(ioh_coalesce_read(cb, fa, &oa, buf, 100, &err, &at), 100);
+    ioh_coalesce_free(cb);
+    struct ioh_coalesce *cb2 = ioh_coalesce_new(BLOCK);
+    assert_int_equal(ioh_coalesce_copy(cb2, 0, buf, 10), 0);
+    assert_int_equal(ioh_coalesce_read(cb2, fb, &ob, buf, 100, &err, &at), 100);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(buf[i], 'o');
+    ioh_coalesce_free(cb2);
+    close(fa);
+    close(fb);
+    unlink(path);
+}
+
+/* IOHINT_COALESCE_MEM bounds all blocks together; freeing gives it back. */
+static void memory_bound(void **state)
+{
+    (void)state;
+    setenv("IOHINT_COALESCE_MEM", "256K", 1);
+    ioh_options_reload();
+    struct ioh_coalesce *b[5];
+    for (int i = 0; i < 4; i++)
+        assert_non_null(b[i] = ioh_coalesce_new(BLOCK));
+    assert_null(ioh_coalesce_new(BLOCK));
+    assert_null(ioh_coalesce_new(4096));
+    ioh_coalesce_free(b[0]);
+    assert_non_null(b[4] = ioh_coalesce_new(BLOCK));
+    for (int i = 1; i < 5; i++)
+        ioh_coalesce_free(b[i]);
+    unsetenv("IOHINT_COALESCE_MEM");
+    ioh_options_reload();
+}
+
+/* Two threads read() the same description through the cache, with varied
+ * sizes: each read claims [at, at+r) with a compare-and-swap, so together
+ * they get every byte of the file once, as from the kernel. */
+struct piece {
+    int64_t at;
+    ssize_t n;
+};
+
+struct reader {
+    int fd;
+    struct ioh_ofd *o;
+    struct ioh_coalesce *cb;
+    unsigned seed;
+    struct piece *pieces;
+    size_t npieces, cap;
+    int bad;
+    pthread_barrier_t *start;
+};
+
+static void *reader_thread(void *arg)
+{
+    struct reader *r = arg;
+    unsigned char *buf = malloc(BLOCK * 2);
+    pthread_barrier_wait(r->start);
+    for (;;) {
+        r->seed = r->seed * 1103515245u + 12345u;
+        unsigned v = r->seed >> 8;
+        size_t n = v % 8 == 0 ? 1 + v % (BLOCK * 2 - 1) : 1 + v % 3000;
+        int err = 0;
+        int64_t at = -1;
+        ssize_t got = ioh_coalesce_read(r->cb, r->fd, r->o, buf, n, &err, &at);
+        if (got < 0) {
+            r->bad = 1;
+            break;
+        }
+        if (got == 0)
+            break;
+        if ((uint64_t)at + (uint64_t)got > FSIZE || memcmp(buf, g_data + at, (size_t)got) != 0 ||
+            ((size_t)got != n && (uint64_t)at + (uint64_t)got != FSIZE)) {
+            r->bad = 2;
+            break;
+        }
+        if (r->npieces == r->cap) {
+            r->cap = r->cap ? 2 * r->cap : 1024;
+            r->pieces = realloc(r->pieces, r->cap * sizeof *r->pieces);
+        }
+        r->pieces[r->npieces++] = (struct piece){at, got};
+    }
+    free(buf);
+    return NULL;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const struct piece *x = a, *y = b;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static void two_threads_claim_disjoint_ranges(void **state)
+{
+    (void)state;
+    int both = 0;
+    pthread_barrier_t start;
+    for (int round = 0; round < 20; round++) {
+        pthread_barrier_init(&start, NULL, 2);
+        int fd = open(g_path, O_RDONLY);
+        struct ioh_ofd o;
+        ofd_init(&o);
+        /* A small block: many refills, so the threads collide often. */
+        struct ioh_coalesce *cb = ioh_coalesce_new(4096 * (1 + round % 4));
+        assert_non_null(cb);
+        struct reader rd[2] = {{fd, &o, cb, 1u + (unsigned)round, NULL, 0, 0, 0, &start},
+                               {fd, &o, cb, 1000u + (unsigned)round, NULL, 0, 0, 0, &start}};
+        pthread_t t[2];
+        for (int i = 0; i < 2; i++)
+            assert_int_equal(pthread_create(&t[i], NULL, reader_thread, &rd[i]), 0);
+        for (int i = 0; i < 2; i++)
+            pthread_join(t[i], NULL);
+        assert_int_equal(rd[0].bad, 0);
+        assert_int_equal(rd[1].bad, 0);
+        size_t n = rd[0].npieces + rd[1].npieces;
+        struct piece *all = malloc(n * sizeof *all);
+        memcpy(all, rd[0].pieces, rd[0].npieces * sizeof *all);
+        memcpy(all + rd[0].npieces, rd[1].pieces, rd[1].npieces * sizeof *all);
+        qsort(all, n, sizeof *all, by_offset);
+        int64_t expect = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (all[i].at != expect)
+                fail_msg("round %d: piece %zu starts at %lld, expected %lld (%s)", round, i,
+                         (long long)all[i].at, (long long)expect,
+                         all[i].at < expect ? "overlap: bytes read twice" : "gap: bytes lost");
+            expect += all[i].n;
+        }
+        assert_int_equal(expect, FSIZE);
+        assert_int_equal(atomic_load(&o.offset), FSIZE);
+        both += rd[0].npieces > 0 && rd[1].npieces > 0;
+        pthread_barrier_destroy(&start);
+        free(all);
+        free(rd[0].pieces);
+        free(rd[1].pieces);
+        ioh_coalesce_free(cb);
+        close(fd);
+    }
+    /* Both threads got something in most rounds (otherwise this tested
+     * nothing). */
+    assert_true(both >= 10);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(full_reads_until_eof),
+        cmocka_unit_test(big_reads_go_direct),
+        cmocka_unit_test(pread_semantics),
+        cmocka_unit_test(eof_not_cached),
+        cmocka_unit_test(invalidation_generation),
+        cmocka_unit_test(busy_block_reads_directly),
+        cmocka_unit_test(errors),
+        cmocka_unit_test(pooled_blocks_start_empty),
+        cmocka_unit_test(memory_bound),
+        cmocka_unit_test(two_threads_claim_disjoint_ranges),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
