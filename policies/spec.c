@@ -270,6 +270,12 @@ int ioh_spec_parse(const char *policy, struct ioh_spec *out, char *err, size_t e
             return fail(err, errlen, "policy file %s: larger than 1 MiB", policy);
         }
     }
+    if (ferror(f)) {              /* a directory, an I/O error: not an empty policy */
+        int e = errno;
+        free(text);
+        fclose(f);
+        return fail(err, errlen, "policy file %s: %s", policy, strerror(e));
+    }
     fclose(f);
     if (!text)
         text = calloc(1, 1);
