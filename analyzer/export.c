@@ -985,9 +985,13 @@ out:
     for (size_t i = 0; in && i < list.n; i++) {
         if (!in[i].r)
             continue;
-        const char *warn = ioh_reader_warnings(in[i].r);
-        if (warn && opts->diag)
-            fprintf(opts->diag, "iohint export: warning: %s", warn);
+        /* One line per problem, each saying who speaks. */
+        for (const char *w = ioh_reader_warnings(in[i].r); w && *w && opts->diag;) {
+            const char *nl = strchr(w, '\n');
+            int len = nl ? (int)(nl - w) : (int)strlen(w);
+            fprintf(opts->diag, "iohint export: warning: %.*s\n", len, w);
+            w = nl ? nl + 1 : w + len;
+        }
         ioh_reader_close(in[i].r);
     }
     if (st && rc == 0)
