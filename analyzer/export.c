@@ -875,6 +875,54 @@ static void process_name(const struct ioh_reader *r, char *buf, size_t len)
     }
 }
 
+static const struct input *g_sort_inputs;   /* qsort has no argument pointer */
+
+static int cmp_pid_start(const void *a, const void *b)
+{
+    const struct ioh_trace_header *x = ioh_reader_header(g_sort_inputs[*(const size_t *)a].r);
+    const struct ioh_trace_header *y = ioh_reader_header(g_sort_inputs[*(const size_t *)b].r);
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->start_mono_ns < y->start_mono_ns ? -1 : x->start_mono_ns > y->start_mono_ns;
+}
+
+/* One announcement per process. A program started by exec keeps its pid but
+ * has a trace of its own: its name joins the earlier ones, in start order
+ * ("sh -> head -c 10 f"), so a pid's name says what ran in it. */
+static int announce_processes(struct ioh_export_writer *w, const struct input *in, size_t n)
+{
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order)
+        return -ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    g_sort_inputs = in;
+    qsort(order, n, sizeof *order, cmp_pid_start);
+    int rc = 0;
+    for (size_t g = 0; g < n && rc == 0;) {
+        const struct ioh_trace_header *h = ioh_reader_header(in[order[g]].r);
+        const char *host = ioh_reader_host(in[order[g]].r);
+        char name[PROC_NAME_MAX * 2];
+        size_t at = 0, e = g;
+        /* Same pid on another host is another process. */
+        while (e < n && ioh_reader_header(in[order[e]].r)->pid == h->pid &&
+               !strcmp(ioh_reader_host(in[order[e]].r), host)) {
+            char one[PROC_NAME_MAX];
+            process_name(in[order[e]].r, one, sizeof one);
+            int k = snprintf(name + at, sizeof name - at, "%s%s", e > g ? " -> " : "", one);
+            if (k > 0)
+                at = at + (size_t)k < sizeof name ? at + (size_t)k : sizeof name - 1;
+            e++;
+        }
+        struct ioh_export_process p = {.pid = h->pid, .ppid = h->ppid,
+                                       .src = (uint32_t)order[g], .name = name, .host = host};
+        rc = ioh_export_writer_process(w, &p);
+        g = e;
+    }
+    free(order);
+    return rc;
+}
+
 int ioh_export_traces(const struct ioh_export_opts *opts, const char *const *names,
                       size_t nnames, FILE *out, struct ioh_export_stats *st, char *err,
                       size_t errlen)
@@ -926,14 +974,9 @@ int ioh_export_traces(const struct ioh_export_opts *opts, const char *const *nam
         rc = -ENOMEM;
         goto out;
     }
+    if ((rc = announce_processes(w, in, list.n)) < 0)
+        goto out;
     for (size_t i = 0; i < list.n; i++) {
-        const struct ioh_trace_header *h = ioh_reader_header(in[i].r);
-        char name[PROC_NAME_MAX];
-        process_name(in[i].r, name, sizeof name);
-        struct ioh_export_process p = {.pid = h->pid, .ppid = h->ppid, .src = (uint32_t)i,
-                                       .name = name, .host = ioh_reader_host(in[i].r)};
-        if ((rc = ioh_export_writer_process(w, &p)) < 0)
-            goto out;
         input_advance(&in[i]);
         if (in[i].live)
             heap[nheap++] = i;
@@ -986,11 +1029,11 @@ out:
         if (!in[i].r)
             continue;
         /* One line per problem, each saying who speaks. */
-        for (const char *w = ioh_reader_warnings(in[i].r); w && *w && opts->diag;) {
-            const char *nl = strchr(w, '\n');
-            int len = nl ? (int)(nl - w) : (int)strlen(w);
-            fprintf(opts->diag, "iohint export: warning: %.*s\n", len, w);
-            w = nl ? nl + 1 : w + len;
+        for (const char *m = ioh_reader_warnings(in[i].r); m && *m && opts->diag;) {
+            const char *nl = strchr(m, '\n');
+            int len = nl ? (int)(nl - m) : (int)strlen(m);
+            fprintf(opts->diag, "iohint export: warning: %.*s\n", len, m);
+            m = nl ? nl + 1 : m + len;
         }
         ioh_reader_close(in[i].r);
     }

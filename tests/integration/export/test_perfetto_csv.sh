@@ -53,6 +53,8 @@ named = {e["pid"] for e in m if e["name"] == "process_name"}
 # One name per process; an exec'd program keeps its pid (and gets a new trace).
 assert 4 <= len(named) <= ntraces and pids <= named, "process names %r for pids %r" % (named, pids)
 assert any("cat" in e["args"]["name"] for e in m if e["name"] == "process_name")
+if ntraces > len(named):        # sh exec'd head: one pid, both names in order
+    assert any(" -> head" in e["args"]["name"] for e in m if e["name"] == "process_name")
 paths = {e["args"].get("path") for e in x}
 assert weird in paths, "the weird path did not survive JSON: %r" % paths
 assert any(p and p.endswith("caf\ufffd.txt") for p in paths), "the latin-1 path"
