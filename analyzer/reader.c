@@ -37,7 +37,9 @@ int ioh_op_class(unsigned op)
 struct cursor {
     uint32_t tid;
     uint32_t nseg, cap;
-    uint64_t *segs;                /* file offsets of its segments, by seq */
+    uint64_t *segs;                /* file offsets of its segments, in time order */
+    uint64_t *segt;                /* ... and the time each was started (the
+                                      headers are not touched again) */
     uint32_t cur;                  /* index into segs */
     uint32_t pos;                  /* byte position in the current segment's records */
     uint32_t end;                  /* usable bytes in the current segment */
@@ -138,18 +140,22 @@ static struct cursor *cursor_for(struct ioh_reader *r, uint32_t tid)
     return c;
 }
 
-static int add_segment(struct cursor *c, uint64_t off, uint32_t seq)
+static int add_segment(struct cursor *c, uint64_t off, uint64_t t_start)
 {
-    (void)seq;                     /* segments are claimed in order: file order is seq order */
     if (c->nseg == c->cap) {
         uint32_t cap = c->cap ? c->cap * 2 : 8;
         uint64_t *s = realloc(c->segs, cap * sizeof *s);
         if (!s)
             return -ENOMEM;
         c->segs = s;
+        uint64_t *t = realloc(c->segt, cap * sizeof *t);
+        if (!t)
+            return -ENOMEM;
+        c->segt = t;
         c->cap = cap;
     }
-    c->segs[c->nseg++] = off;
+    c->segs[c->nseg] = off;
+    c->segt[c->nseg++] = t_start;
     return 0;
 }
 
@@ -222,9 +228,34 @@ static void cursor_load(struct ioh_reader *r, struct cursor *c)
                             r->name, (unsigned long long)(base + sizeof *sh + c->pos),
                             rec->type, size);
         }
+        /* Done with this segment: drop the pages of the one before it from
+         * our mapping (see drop_segments). Not this one: the record just
+         * returned lives in it and the caller is about to read it. Records
+         * returned earlier stay valid: the mapping is file-backed and never
+         * written, so they fault back in if read again. */
+        if (c->cur > 0) {
+            uint64_t done = c->segs[c->cur - 1];
+            size_t len = r->size - done < seg_size ? (size_t)(r->size - done) : seg_size;
+            madvise((void *)(r->map + done), len, MADV_DONTNEED);
+        }
         c->cur++;
         c->pos = 0;
     }
+}
+
+/* Reading a segment header faults its pages in (with fault-around, often the
+ * whole segment). Opening drops what it touched every DROP_EVERY segments, so
+ * that a large trace never becomes resident all at once; records then come
+ * back one segment at a time as they are read, and cursor_load() drops each
+ * segment when done with it. Memory stays bounded by the threads' current
+ * segments, not by the trace's size. */
+#define DROP_EVERY 1024u
+
+static void drop_segments(struct ioh_reader *r)
+{
+    if (r->size > r->hdr->header_size)
+        madvise((void *)(r->map + r->hdr->header_size), r->size - r->hdr->header_size,
+                MADV_DONTNEED);
 }
 
 static int heap_less(const struct ioh_reader *r, size_t a, size_t b)
@@ -327,16 +358,36 @@ struct ioh_reader *ioh_reader_open(const char *path, char *err, size_t errlen)
                            "reading what is there", path, (unsigned long long)end, r->size);
         end = r->size;
     }
+    uint32_t touched = 0;
     for (uint64_t off = r->hdr->header_size; off + sizeof(struct ioh_seg_header) <= end;
          off += r->hdr->seg_size) {
+        if (++touched % DROP_EVERY == 0)
+            drop_segments(r);
         const struct ioh_seg_header *sh = seg_at(r, off);
         if (__atomic_load_n(&sh->magic, __ATOMIC_ACQUIRE) != IOH_SEG_MAGIC)
             continue;              /* claimed, never started */
         struct cursor *c = cursor_for(r, sh->tid);
-        if (!c || add_segment(c, off, sh->seq) < 0) {
+        if (!c || add_segment(c, off, sh->t_start) < 0) {
             ioh_reader_close(r);
             fail(err, errlen, "%s: out of memory", path);
             return NULL;
+        }
+    }
+    /* A thread's segments are in claim order in the file, except when a
+     * signal handler claimed one while the code it interrupted was claiming
+     * another: order them by the time they were started (nearly sorted, so
+     * an insertion sort). */
+    for (size_t i = 0; i < r->ncur; i++) {
+        struct cursor *c = &r->cur[i];
+        for (uint32_t k = 1; k < c->nseg; k++) {
+            uint64_t off = c->segs[k], t = c->segt[k];
+            uint32_t j = k;
+            for (; j > 0 && c->segt[j - 1] > t; j--) {
+                c->segs[j] = c->segs[j - 1];
+                c->segt[j] = c->segt[j - 1];
+            }
+            c->segs[j] = off;
+            c->segt[j] = t;
         }
     }
     r->heap = calloc(r->ncur ? r->ncur : 1, sizeof *r->heap);
@@ -359,8 +410,10 @@ void ioh_reader_close(struct ioh_reader *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->ncur; i++)
+    for (size_t i = 0; i < r->ncur; i++) {
         free(r->cur[i].segs);
+        free(r->cur[i].segt);
+    }
     free(r->cur);
     free(r->heap);
     free(r->paths);

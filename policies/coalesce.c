@@ -236,14 +236,6 @@ ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, void *buf, size_t n,
     return r;
 }
 
-void ioh_coalesce_sync(int fd, struct ioh_ofd *o)
-{
-    if (!atomic_load(&o->lagging))
-        return;
-    ioh_raw_lseek(fd, atomic_load(&o->offset), SEEK_SET);
-    atomic_store(&o->lagging, 0);
-}
-
 void ioh_coalesce_invalidate_all(void)
 {
     atomic_fetch_add(&ioh__coalesce_gen, 1);

@@ -3,8 +3,8 @@
  * One block per open file description, filled with pread at explicit offsets,
  * so the kernel offset never runs ahead. For read() on a private description
  * the offset is tracked lazily: served reads advance only the logical offset
- * (o->offset); the kernel offset lags (o->lagging) until ioh_coalesce_sync
- * puts it back, which the shim does before anything else can see it (lseek,
+ * (o->offset); the kernel offset lags (o->lagging) until ioh_ofd_sync
+ * (shim/fdtab.h) puts it back, which the shim does before anything else can see it (lseek,
  * readv, sendfile..., dup, fdopen, fork, spawn, exec).
  *
  * Concurrency without blocking: the block is guarded by a sequence counter
@@ -104,8 +104,6 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, vo
 ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, void *buf, size_t n, int64_t off,
                            int *err);
 
-/* Put the kernel offset where the logical offset is; clears o->lagging. */
-void ioh_coalesce_sync(int fd, struct ioh_ofd *o);
 
 /* Empty every block (writes, truncates, locks). */
 void ioh_coalesce_invalidate_all(void);

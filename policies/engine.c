@@ -270,24 +270,6 @@ void ioh_pol_released(struct ioh_ofd *o)
 /* ------------------------------------------------------------------ */
 /* Serving reads                                                        */
 
-void ioh_pol_sync(int fd, struct ioh_ofd *o)
-{
-    if (o && atomic_load_explicit(&o->lagging, memory_order_relaxed))
-        ioh_coalesce_sync(fd, o);
-}
-
-static void sync_one(int fd, struct ioh_ofd *o, void *arg)
-{
-    (void)arg;
-    ioh_pol_sync(fd, o);
-}
-
-void ioh_pol_sync_all(void)
-{
-    if (g.active)
-        ioh_fdtab_foreach(sync_one, NULL);
-}
-
 void ioh_pol_invalidate(void)
 {
     if (g.active)
@@ -620,10 +602,7 @@ void ioh_pol_stream_closed(FILE *f)
 /* ------------------------------------------------------------------ */
 /* fork, exit                                                           */
 
-void ioh_pol_fork_prepare(void)
-{
-    ioh_pol_sync_all();
-}
+void ioh_pol_fork_prepare(void) {}
 
 void ioh_pol_fork_parent(void) {}
 

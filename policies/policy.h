@@ -52,12 +52,6 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
  * vetoed), 0 to make the real call. */
 int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int advice, int *rc);
 
-/* The kernel offset must be exact now (before an implicit-offset call we do
- * not serve: lseek, readv..., or before the description is shared). */
-void ioh_pol_sync(int fd, struct ioh_ofd *o);
-/* ... for every description (fork, spawn, system, popen, exec). */
-void ioh_pol_sync_all(void);
-
 /* Something may have changed file contents (a write, truncate, lock in this
  * process): drop every cached block. */
 void ioh_pol_invalidate(void);

@@ -65,9 +65,10 @@ static void capture(struct site *s, void *caller)
     uintptr_t buf[MAX_FRAMES + 8];
     int n = 0;
 #if IOH_HAVE_LIBUNWIND
-    ioh_tls.internal++;
+    ioh_sigset saved;
+    ioh_internal_begin(&saved);
     n = unw_backtrace((void **)buf, MAX_FRAMES + 8);
-    ioh_tls.internal--;
+    ioh_internal_end(&saved);
 #endif
     /* Drop the shim's own frames: start at the caller's return address. */
     int first = -1;
@@ -96,7 +97,8 @@ static void announce(uint32_t id, struct site *s, uint64_t t)
     /* Resolve frames first (dladdr) to size the record. */
     struct { const char *mod, *sym; uintptr_t base, saddr; uint16_t mlen, slen; } fr[MAX_FRAMES];
     size_t size = sizeof(struct ioh_rec_site);
-    ioh_tls.internal++;
+    ioh_sigset saved;
+    ioh_internal_begin(&saved);
     for (uint32_t i = 0; i < s->nframes; i++) {
         Dl_info info;
         memset(&fr[i], 0, sizeof fr[i]);
@@ -113,7 +115,7 @@ static void announce(uint32_t id, struct site *s, uint64_t t)
         fr[i].slen = (uint16_t)(sl > 1024 ? 1024 : sl);
         size += (sizeof(struct ioh_site_frame) + fr[i].mlen + fr[i].slen + 7) & ~(size_t)7;
     }
-    ioh_tls.internal--;
+    ioh_internal_end(&saved);
     struct ioh_rec_site *r = ioh_trace_reserve(size);
     if (!r) {
         atomic_store(&s->announced, 0);

@@ -349,6 +349,25 @@ void ioh_ofd_share(struct ioh_ofd *o)
     atomic_fetch_or(&o->flags, IOH_OFD_SHARED);
 }
 
+void ioh_ofd_sync(int fd, struct ioh_ofd *o)
+{
+    if (!o || !atomic_load_explicit(&o->lagging, memory_order_acquire))
+        return;
+    ioh_raw_lseek(fd, atomic_load(&o->offset), SEEK_SET);
+    atomic_store(&o->lagging, 0);
+}
+
+static void sync_one(int fd, struct ioh_ofd *o, void *arg)
+{
+    (void)arg;
+    ioh_ofd_sync(fd, o);
+}
+
+void ioh_fdtab_sync_all(void)
+{
+    ioh_fdtab_foreach(sync_one, NULL);
+}
+
 void ioh_fdtab_share_all(void)
 {
     atomic_fetch_add(&ioh__fork_gen, 1);
@@ -356,6 +375,7 @@ void ioh_fdtab_share_all(void)
 
 void ioh_fdtab_fork_prepare(void)
 {
+    ioh_fdtab_sync_all();         /* the child shares every description */
     g_fd.fork_held = (uint32_t)fd_lock();
 }
 

@@ -135,6 +135,22 @@ static inline int ioh_ofd_private(const struct ioh_ofd *o)
 /* Mark o shared for good. */
 void ioh_ofd_share(struct ioh_ofd *o);
 
+/* Lazy offsets. read() on a private, eligible description is made with
+ * pread at the logical offset, which is then claimed with a compare-and-swap:
+ * exact (and without a lock) under threads and signal handlers, at the cost
+ * of the kernel offset lagging behind (o->lagging). Before anything else can
+ * see the kernel offset, ioh_ofd_sync puts it where the program is. */
+static inline int ioh_ofd_lazy(const struct ioh_ofd *o)
+{
+    return (atomic_load_explicit(&o->flags, memory_order_relaxed) & IOH_OFD_ELIGIBLE) &&
+           ioh_ofd_private(o);
+}
+
+/* Put the kernel offset of fd where the logical offset is (if it lags). */
+void ioh_ofd_sync(int fd, struct ioh_ofd *o);
+/* ... for every known descriptor (fork, spawn, system, popen, exec). */
+void ioh_fdtab_sync_all(void);
+
 /* Another process may now use every open description: fork, spawn, exec... */
 void ioh_fdtab_share_all(void);
 

@@ -11,6 +11,7 @@
  * libraries' destructors and still-running threads call wrappers after it.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 
 #include "callsite.h"
@@ -25,6 +26,21 @@
 
 __thread struct ioh_thread ioh_tls __attribute__((tls_model("initial-exec")));
 _Atomic int ioh_mode;
+
+void ioh_internal_begin(ioh_sigset *saved)
+{
+    unsigned long all[sizeof saved->mask / sizeof(unsigned long)];
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        all[i] = ~0ul;
+    ioh_raw4(SYS_rt_sigprocmask, SIG_BLOCK, all, saved->mask, 8);
+    ioh_tls.internal++;
+}
+
+void ioh_internal_end(const ioh_sigset *saved)
+{
+    ioh_tls.internal--;
+    ioh_raw4(SYS_rt_sigprocmask, SIG_SETMASK, saved->mask, NULL, 8);
+}
 
 uint32_t ioh__tid_slow(void)
 {

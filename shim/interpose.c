@@ -162,12 +162,23 @@ static inline void policy_observe(int fd, struct ioh_ofd *o, int64_t off, uint64
     ioh_pol_observe(fd, o, off, len, ret, ioh_trace_ns(c->t0), ioh_clock_dur(c->t0, ioh_ticks()));
 }
 
-/* Before a call that uses the kernel offset of o and that no policy serves:
- * put the kernel offset where the program believes it is. */
+/* Before a call that uses the kernel offset of o: put the kernel offset where
+ * the program believes it is (fdtab.h, "Lazy offsets"). */
 static inline void policy_sync(int fd, struct ioh_ofd *o)
 {
     if (o && __builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed), 0))
-        ioh_pol_sync(fd, o);
+        ioh_ofd_sync(fd, o);
+}
+
+/* Before a call that consumes the offset in a way we cannot replay (a kernel
+ * copy to another descriptor): make the kernel offset exact and stop lazy
+ * tracking of this description for good. */
+static inline void leave_lazy(int fd, struct ioh_ofd *o)
+{
+    if (o && ioh_ofd_private(o)) {
+        policy_sync(fd, o);
+        ioh_ofd_share(o);
+    }
 }
 
 /* The file offset at which a read that used (and advanced) the description's
@@ -261,6 +272,47 @@ static inline const struct ioh_real *real(void)
 /* ------------------------------------------------------------------------ */
 /* read, pread, readv, preadv                                                */
 
+/* read() on a lazy description: pread at the logical offset, then claim the
+ * range with a compare-and-swap. If a thread or a signal handler moved the
+ * offset meanwhile, its read came first: read again from where it left off.
+ * Returns what read() returns, with *err and *at (the offset read from). */
+static ssize_t lazy_read(int fd, struct ioh_ofd *o, void *buf, size_t n, int *err, int64_t *at)
+{
+    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
+        atomic_store(&o->lagging, 1);
+    for (;;) {
+        int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
+        ssize_t r = real_pread(fd, buf, n, pos);
+        *at = pos;
+        if (r < 0) {
+            *err = errno;
+            return -1;
+        }
+        if (atomic_compare_exchange_strong_explicit(&o->offset, &pos, pos + r,
+                                                    memory_order_acq_rel, memory_order_acquire))
+            return r;
+    }
+}
+
+static ssize_t lazy_readv(int fd, struct ioh_ofd *o, const struct iovec *iov, int cnt, int *err,
+                          int64_t *at)
+{
+    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
+        atomic_store(&o->lagging, 1);
+    for (;;) {
+        int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
+        ssize_t r = real_preadv2(fd, iov, cnt, pos, 0);
+        *at = pos;
+        if (r < 0) {
+            *err = errno;
+            return -1;
+        }
+        if (atomic_compare_exchange_strong_explicit(&o->offset, &pos, pos + r,
+                                                    memory_order_acq_rel, memory_order_acquire))
+            return r;
+    }
+}
+
 static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller)
 {
     if (!observe())
@@ -273,10 +325,12 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
     int err = errno;
     int64_t off;
     struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
-    if (cb && ioh_ofd_private(o)) {
+    if (cb && ioh_ofd_lazy(o)) {
         r = ioh_coalesce_read(cb, fd, o, buf, n, &err, &off);
         c.flags |= IOH_EV_SERVED;
         pthread_testcancel();     /* read() is a cancellation point */
+    } else if (o && ioh_ofd_lazy(o)) {
+        r = lazy_read(fd, o, buf, n, &err, &off);
     } else {
         policy_sync(fd, o);
         r = real_read(fd, buf, n);
@@ -322,11 +376,18 @@ static ssize_t do_readv(int fd, const struct iovec *iov, int cnt, void *caller)
         return real_readv(fd, iov, cnt);
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(fd);
-    policy_sync(fd, o);
     enter(&c);
-    ssize_t r = real_readv(fd, iov, cnt);
+    ssize_t r;
     int err = errno;
-    int64_t off = consume_offset(fd, o, r, &c);
+    int64_t off;
+    if (o && ioh_ofd_lazy(o)) {
+        r = lazy_readv(fd, o, iov, cnt, &err, &off);
+    } else {
+        policy_sync(fd, o);
+        r = real_readv(fd, iov, cnt);
+        err = errno;
+        off = consume_offset(fd, o, r, &c);
+    }
     record(IOH_OP_READV, fd, o, off, iov_total(iov, cnt), result(r, err), (uint32_t)cnt, &c,
            caller);
     policy_observe(fd, o, off, iov_total(iov, cnt), result(r, err), &c);
@@ -344,12 +405,20 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
         return real_preadv2(fd, iov, cnt, off, flags);
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(fd);
-    if (off == -1)
-        policy_sync(fd, o);
     enter(&c);
-    ssize_t r = real_preadv2(fd, iov, cnt, off, flags);
+    ssize_t r;
     int err = errno;
-    int64_t at = off == -1 ? consume_offset(fd, o, r, &c) : off;
+    int64_t at = off;
+    if (off == -1 && flags == 0 && o && ioh_ofd_lazy(o)) {
+        r = lazy_readv(fd, o, iov, cnt, &err, &at);
+    } else {
+        if (off == -1)
+            policy_sync(fd, o);
+        r = real_preadv2(fd, iov, cnt, off, flags);
+        err = errno;
+        if (off == -1)
+            at = consume_offset(fd, o, r, &c);
+    }
     record(off == -1 ? IOH_OP_READV : IOH_OP_PREADV, fd, o, at, iov_total(iov, cnt),
            result(r, err), (uint32_t)cnt, &c, caller);
     policy_observe(fd, o, at, iov_total(iov, cnt), result(r, err), &c);
@@ -438,18 +507,64 @@ IOH_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off64_t 
 /* ------------------------------------------------------------------------ */
 /* lseek                                                                     */
 
+/* lseek on a lazy description: the new offset is computed (SET, CUR) or
+ * asked of the kernel (END, DATA, HOLE: they do not depend on the current
+ * offset) and claimed with a compare-and-swap, so a read in a signal handler
+ * or another thread happens wholly before or after the seek. */
+static off64_t lazy_lseek(int fd, struct ioh_ofd *o, off64_t off, int whence, int *err)
+{
+    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
+        atomic_store(&o->lagging, 1);
+    for (;;) {
+        int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
+        int64_t to;
+        if (whence == SEEK_SET) {
+            to = off;
+        } else if (whence == SEEK_CUR) {
+            if (__builtin_add_overflow(pos, off, &to)) {
+                *err = EOVERFLOW;
+                return -1;
+            }
+        } else {
+            to = real_lseek(fd, off, whence);
+            if (to < 0) {
+                *err = errno;
+                return -1;
+            }
+        }
+        if (to < 0) {
+            *err = EINVAL;
+            return -1;
+        }
+        if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END &&
+            whence != SEEK_DATA && whence != SEEK_HOLE) {
+            *err = EINVAL;
+            return -1;
+        }
+        if (atomic_compare_exchange_strong_explicit(&o->offset, &pos, to, memory_order_acq_rel,
+                                                    memory_order_acquire))
+            return to;
+    }
+}
+
 static off64_t do_lseek(int fd, off64_t off, int whence, void *caller)
 {
     if (!observe())
         return real_lseek(fd, off, whence);
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(fd);
-    policy_sync(fd, o);
     enter(&c);
-    off64_t r = real_lseek(fd, off, whence);
+    off64_t r;
     int err = errno;
-    if (r >= 0 && o && ioh_ofd_private(o))
-        atomic_store_explicit(&o->offset, r, memory_order_relaxed);
+    if (o && ioh_ofd_lazy(o)) {
+        r = lazy_lseek(fd, o, off, whence, &err);
+    } else {
+        policy_sync(fd, o);
+        r = real_lseek(fd, off, whence);
+        err = errno;
+        if (r >= 0 && o && ioh_ofd_private(o))
+            atomic_store_explicit(&o->offset, r, memory_order_relaxed);
+    }
     record(IOH_OP_LSEEK, fd, o, r >= 0 ? r : -1, (uint64_t)off, result(r, err),
            (uint32_t)whence, &c, caller);
     leave();
@@ -821,7 +936,7 @@ IOH_EXPORT pid_t _Fork(void)
 static void before_child(void)
 {
     if (observe()) {
-        ioh_pol_sync_all();
+        ioh_fdtab_sync_all();
         ioh_fdtab_share_all();
     }
 }
@@ -952,7 +1067,7 @@ static void exec_event(int64_t ret, void *caller)
         return;
     struct call c;
     enter(&c);
-    ioh_pol_sync_all();
+    ioh_fdtab_sync_all();
     ioh_fdtab_share_all();
     record_proc(IOH_OP_EXEC, ret, &c, caller);
     leave();
@@ -1079,7 +1194,7 @@ IOH_EXPORT ssize_t sendfile(int out, int in, off_t *offp, size_t count)
     struct ioh_ofd *o = ioh_fd_get(in);
     int64_t before = offp ? *offp : 0;
     if (!offp)
-        policy_sync(in, o);
+        leave_lazy(in, o);
     enter(&c);
     ssize_t r = ioh_real.sendfile(out, in, offp, count);
     int err = errno;
@@ -1100,7 +1215,7 @@ IOH_EXPORT ssize_t sendfile64(int out, int in, off64_t *offp, size_t count)
     struct ioh_ofd *o = ioh_fd_get(in);
     int64_t before = offp ? *offp : 0;
     if (!offp)
-        policy_sync(in, o);
+        leave_lazy(in, o);
     enter(&c);
     ssize_t r = ioh_real.sendfile64(out, in, offp, count);
     int err = errno;
@@ -1123,7 +1238,7 @@ IOH_EXPORT ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *ou
     struct ioh_ofd *o = ioh_fd_get(in);
     int64_t before = in_off ? *in_off : 0;
     if (!in_off)
-        policy_sync(in, o);
+        leave_lazy(in, o);
     enter(&c);
     ssize_t r = ioh_real.copy_file_range(in, in_off, out, out_off, len, flags);
     int err = errno;
@@ -1147,7 +1262,7 @@ IOH_EXPORT ssize_t splice(int in, off64_t *in_off, int out, off64_t *out_off, si
     struct ioh_ofd *o = ioh_fd_get(in);
     int64_t before = in_off ? *in_off : 0;
     if (!in_off)
-        policy_sync(in, o);
+        leave_lazy(in, o);
     enter(&c);
     ssize_t r = ioh_real.splice(in, in_off, out, out_off, len, flags);
     int err = errno;

@@ -24,11 +24,12 @@ struct ioh_thread {
                                       wrappers entered now pass straight through */
     uint8_t depth;                 /* wrappers active on this thread; >1 means a
                                       signal handler (or callback) nested */
-    uint32_t trace_gen;            /* trace generation `seg` belongs to */
-    uint32_t seg_pos;              /* reserved bytes in seg, after its header */
+    uint32_t trace_gen;            /* trace generation `cursor` belongs to */
+    uint64_t cursor;               /* segment index << 32 | bytes reserved in it;
+                                      one word, so that a signal handler's
+                                      reservation can never overlap ours */
     uint32_t seg_seq;              /* segments this thread claimed */
     uint32_t served;               /* reads served by a policy (sampling) */
-    struct ioh_seg_header *seg;    /* current trace segment, or NULL */
     struct ioh_clock_anchor clock; /* TSC anchor, clock.h */
 };
 
@@ -42,6 +43,14 @@ static inline uint32_t ioh_tid(void)
     uint32_t tid = ioh_tls.tid;
     return __builtin_expect(tid != 0, 1) ? tid : ioh__tid_slow();
 }
+
+/* The shim calls out on its own behalf (libunwind, dladdr): wrappers entered
+ * meanwhile pass through untraced. Signals are blocked for the excursion, so
+ * that a signal handler's reads are never mistaken for ours (and never lost
+ * from the trace). Two rt_sigprocmask calls: for rare paths only. */
+typedef struct { unsigned long mask[1024 / (8 * sizeof(unsigned long))]; } ioh_sigset;
+void ioh_internal_begin(ioh_sigset *saved);
+void ioh_internal_end(const ioh_sigset *saved);
 
 /* Process-wide mode, set by ioh_init() (shim/init.c). */
 enum ioh_mode {

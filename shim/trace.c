@@ -291,12 +291,36 @@ void ioh_trace_finish(void)
 
 /* ---- reserving space ---- */
 
+/* An event could not be recorded: count it, and say in the header that the
+ * trace is not complete. */
 static void count_drop(void)
 {
-    if (ioh_trace.hdr)
+    if (ioh_trace.hdr) {
         __atomic_fetch_add(&ioh_trace.hdr->dropped_events, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_or(&ioh_trace.hdr->flags, IOH_HDR_TRUNCATED, __ATOMIC_RELAXED);
+    }
 }
 
+/* Grow before the space runs out, so that a claim rarely has to grow the file
+ * itself - never, in practice, a signal handler's claim while the thread it
+ * interrupted holds the grow lock. Only tries: whoever holds the lock grows. */
+static void grow_ahead(uint64_t claimed_end)
+{
+    uint64_t mapped = atomic_load_explicit(&g.mapped, memory_order_acquire);
+    uint64_t slack = mapped / 4 > 4 * SEG_SIZE ? mapped / 4 : 4 * SEG_SIZE;
+    if (mapped >= g.reserved || mapped - claimed_end >= slack)
+        return;
+    uint32_t expected = 0;
+    if (!atomic_compare_exchange_strong(&g.grow_owner, &expected, ioh_tid()))
+        return;
+    uint64_t want = claimed_end + slack;
+    if (want > g.reserved)
+        want = g.reserved;
+    grow_to(want);                /* a failure shows up at the next real need */
+    grow_unlock();
+}
+
+/* Claim and start a segment; returns its index, or -errno. */
 static int claim_segment(struct ioh_thread *t)
 {
     struct ioh_trace_header *h = ioh_trace.hdr;
@@ -322,6 +346,7 @@ static int claim_segment(struct ioh_thread *t)
             return err;
         }
     }
+    grow_ahead(at + SEG_SIZE);
     struct ioh_seg_header *seg = (struct ioh_seg_header *)(g.base + at);
     ioh_clock_reanchor(&t->clock);
     seg->tid = ioh_tid();
@@ -329,10 +354,7 @@ static int claim_segment(struct ioh_thread *t)
     seg->t_start = t->clock.ns;
     __atomic_store_n(&seg->used, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&seg->magic, IOH_SEG_MAGIC, __ATOMIC_RELEASE);
-    t->seg = seg;
-    t->seg_pos = 0;
-    t->trace_gen = ioh_trace_gen();
-    return 0;
+    return (int)(at / SEG_SIZE);
 }
 
 void *ioh__trace_reserve_slow(size_t bytes)
@@ -369,13 +391,18 @@ void *ioh__trace_reserve_slow(size_t bytes)
         return NULL;
     if (bytes + sizeof(struct ioh_seg_header) > SEG_SIZE)
         return NULL;
-    if (atomic_load_explicit(&ioh_trace.full, memory_order_relaxed) || claim_segment(t) < 0) {
+    int idx;
+    if (atomic_load_explicit(&ioh_trace.full, memory_order_relaxed) ||
+        (idx = claim_segment(t)) < 0) {
         count_drop();
         return NULL;
     }
-    void *p = (char *)(t->seg + 1) + t->seg_pos;
-    t->seg_pos += (uint32_t)bytes;
-    return p;
+    /* The record goes first in the new segment. A handler that interrupts
+     * before the store below claims a segment of its own; one that comes
+     * after reserves behind us. */
+    t->trace_gen = ioh_trace_gen();
+    __atomic_store_n(&t->cursor, (uint64_t)idx << 32 | bytes, __ATOMIC_RELAXED);
+    return g.base + (uint64_t)idx * SEG_SIZE + sizeof(struct ioh_seg_header);
 }
 
 /* ---- path records ---- */
@@ -433,7 +460,7 @@ void ioh_trace_fork_child(void)
     /* The mapping is shared with the parent: never write to it again. */
     g.need_new = 1;
     atomic_fetch_add(&ioh_trace.gen, 1);
-    ioh_tls.seg = NULL;
+    ioh_tls.cursor = 0;
 }
 
 /* ---- policy actions (policy.h) ---- */

@@ -68,15 +68,29 @@ void ioh_trace_fork_child(void);
  * dropped) or the file cannot grow. */
 void *ioh__trace_reserve_slow(size_t bytes);
 
+/* Add to a word of this thread's TLS in one instruction: a signal handler
+ * can run before or after it, never in the middle. No lock prefix: no other
+ * thread touches the word. */
+static inline uint64_t ioh_tls_xadd(uint64_t *word, uint64_t v)
+{
+#if defined(__x86_64__)
+    __asm__ volatile("xaddq %0, %1" : "+r"(v), "+m"(*word) : : "memory");
+    return v;
+#else
+    return __atomic_fetch_add(word, v, __ATOMIC_RELAXED);
+#endif
+}
+
 static inline void *ioh_trace_reserve(size_t bytes)
 {
     struct ioh_thread *t = &ioh_tls;
-    if (__builtin_expect(t->seg != NULL &&
-                         t->trace_gen == atomic_load_explicit(&ioh_trace.gen, memory_order_relaxed) &&
-                         t->seg_pos + bytes + sizeof(struct ioh_seg_header) <= ioh_trace.seg_size, 1)) {
-        void *p = (char *)(t->seg + 1) + t->seg_pos;
-        t->seg_pos += (uint32_t)bytes;
-        return p;
+    if (__builtin_expect(t->cursor != 0 &&
+                         t->trace_gen == atomic_load_explicit(&ioh_trace.gen, memory_order_relaxed), 1)) {
+        uint64_t c = ioh_tls_xadd(&t->cursor, bytes);
+        uint32_t pos = (uint32_t)c;
+        if (__builtin_expect(pos + bytes + sizeof(struct ioh_seg_header) <= ioh_trace.seg_size, 1))
+            return (char *)ioh_trace.hdr + (c >> 32) * ioh_trace.seg_size +
+                   sizeof(struct ioh_seg_header) + pos;
     }
     return ioh__trace_reserve_slow(bytes);
 }
@@ -89,8 +103,28 @@ static inline void ioh_trace_commit(void *rec, size_t bytes)
     struct ioh_seg_header *seg =
         (struct ioh_seg_header *)((char *)h + (rel & ~((size_t)ioh_trace.seg_size - 1)));
     uint32_t end = (uint32_t)((char *)rec + bytes - (char *)(seg + 1));
-    if (end > __atomic_load_n(&seg->used, __ATOMIC_RELAXED))
-        __atomic_store_n(&seg->used, end, __ATOMIC_RELEASE);
+    /* used = max(used, end), in one compare-and-exchange that a signal
+     * handler cannot split: a handler that committed a later record between
+     * our load and our store must not see `used` move back. Only this thread
+     * writes `used`, so no lock prefix is needed; the store is a release on
+     * x86 (and the builtin's ordering elsewhere). */
+    uint32_t cur = __atomic_load_n(&seg->used, __ATOMIC_RELAXED);
+    while (end > cur) {
+#if defined(__x86_64__) || defined(__i386__)
+        uint32_t seen;
+        __asm__ volatile("cmpxchgl %2, %1"
+                         : "=a"(seen), "+m"(seg->used)
+                         : "r"(end), "0"(cur)
+                         : "memory", "cc");
+        if (seen == cur)
+            break;
+        cur = seen;
+#else
+        if (__atomic_compare_exchange_n(&seg->used, &cur, end, 0, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED))
+            break;
+#endif
+    }
 }
 
 /* Write the path record of o into the current trace if this trace has not had

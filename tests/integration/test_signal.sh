@@ -7,19 +7,14 @@
 #
 # With the argument "trace" (meson test signal_trace) it also checks that the
 # trace is exact: as many data events as the program counted reads that
-# returned data, covering exactly the file. KNOWN SHIM BUGS, this part fails:
-# 1. Lost events: when the handler's record needs a new trace segment while
-#    the interrupted main loop is inside claim_segment -> grow_to (holding the
-#    grow lock, which has an owner check), grow_lock() refuses, claim_segment
-#    returns -EDEADLK and the event is dropped - counted in
-#    header.dropped_events but without IOH_HDR_TRUNCATED, so `iohint dump`
-#    does not say so. Measured: 5-12 of about 1250 handler events per run.
-# 2. Wrong offsets: the shim's user-space offset of a private description is
-#    updated after the real call (read: atomic add; lseek: store). A handler
-#    that runs between the main loop's real lseek(fd, 0, SEEK_SET) and that
-#    store records its read at the old offset (bytes [100000,100016) of a
-#    100000-byte file), and the main loop's next reads are shifted by 16.
-#    The same flaw as test_threads.sh "offsets", with one thread.
+# returned data, covering exactly the file. Bugs this caught, now fixed:
+# events lost when a handler needed a new segment while the interrupted code
+# grew the file (the file now grows ahead), or committed a record while the
+# interrupted code was committing an earlier one (`used` moved back: it is now
+# a compare-and-exchange), or read while the shim captured a stack (signals
+# are now blocked for that); and wrong offsets when the handler ran between a
+# real lseek and the shim's update (offsets of private descriptions are now
+# claimed with a compare-and-swap).
 source "$(dirname "$0")/lib.sh"
 
 check_trace=0

@@ -5,14 +5,11 @@
 #
 # With the argument "offsets" (meson test threads_offsets) it also checks that
 # each traced read carries the offset the thread really got - the file's
-# words say where each chunk came from. KNOWN SHIM BUG, this part fails: for a
-# private description the shim advances its user-space offset with an atomic
-# add *after* the real read returns, so when threads race, the order of the
-# adds is not the kernel's order of the reads and events get each other's
-# offsets (the recorded ranges still tile the file, so coverage looks right).
-# Fixing it needs the kernel's f_pos lock mirrored in the shim: a per-
-# description lock held across read + offset update, with an owner check for
-# signal handlers (INTERPOSITION.md sections 4 and 7.7).
+# words say where each chunk came from. (This once failed: the shim advanced
+# its user-space offset with an atomic add after the real read, in an order
+# that was not the kernel's. Reads of private descriptions are now preads at
+# the logical offset claimed with a compare-and-swap: shim/fdtab.h, "Lazy
+# offsets".)
 source "$(dirname "$0")/lib.sh"
 
 check_offsets=0

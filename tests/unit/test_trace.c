@@ -50,7 +50,7 @@ static void start(const char *max)
     setenv("IOHINT_TRACE_DIR", g_dir, 1);
     setenv("IOHINT_TRACE_MAX", max, 1);
     ioh_options_reload();
-    ioh_tls.seg = NULL;
+    ioh_tls.cursor = 0;
     ioh_trace_start();
     assert_true(ioh_trace_enabled());
     assert_non_null(ioh_trace.hdr);
@@ -334,7 +334,7 @@ static void sigkill_loses_nothing_committed(void **state)
     pid_t pid = fork();
     if (pid == 0) {
         ioh_tls.tid = 0;
-        ioh_tls.seg = NULL;
+        ioh_tls.cursor = 0;
         start("1G");
         for (int i = 0; i < 12345; i++)
             put_event(IOH_OP_READ, i, 1, 0);
@@ -373,7 +373,7 @@ static void full_disk_is_a_warning_not_a_crash(void **state)
     pid_t pid = fork();
     if (pid == 0) {
         ioh_tls.tid = 0;
-        ioh_tls.seg = NULL;
+        ioh_tls.cursor = 0;
         rm_dir(g_dir);
         setenv("IOHINT_TRACE_DIR", mnt, 1);
         setenv("IOHINT_TRACE_MAX", "1G", 1);
