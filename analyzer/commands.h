@@ -7,5 +7,6 @@
 int ioh_cmd_run(int argc, char **argv);
 int ioh_cmd_dump(int argc, char **argv);
 int ioh_cmd_export(int argc, char **argv);
+int ioh_cmd_compare(int argc, char **argv);
 
 #endif

@@ -13,6 +13,7 @@ static const struct {
     {"run", ioh_cmd_run, "run [-o DIR] [--no-trace] [-p POLICY] [-s] -- CMD [ARGS...]  trace a program, apply a policy"},
     {"dump", ioh_cmd_dump, "dump [--no-header] TRACE|DIR...                  print a trace"},
     {"export", ioh_cmd_export, "export --format fio|perfetto|csv [-o FILE] TRACE|DIR...  convert"},
+    {"compare", ioh_cmd_compare, "compare [-n RUNS] [--cold|--hot] [-p POLICY]... [--json] -- CMD [ARGS...]  measure"},
 };
 
 static void usage(FILE *to)

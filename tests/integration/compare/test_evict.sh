@@ -1,0 +1,94 @@
+#!/bin/bash
+# iohint compare evicts for real: after --dry-evict (files named with --evict,
+# or learned from a traced run of the command) fincore shows none of the file
+# cached, and in --cold mode every timed run starts with its input out of the
+# cache while --hot runs start with it cached. fincore (util-linux) is the
+# independent witness. --drop-caches empties the whole machine's cache, so it
+# is only tried with IOHINT_TEST_DROP_CACHES=1.
+source "$(dirname "$0")/../lib.sh"
+
+command -v fincore >/dev/null || skip "fincore (util-linux) is not installed"
+# posix_fadvise(DONTNEED) cannot evict tmpfs pages: use a disk-backed directory.
+D=$T
+if [[ $(stat -f -c %T "$D") == tmpfs ]]; then
+    D=$(mktemp -d /var/tmp/ioh-compare-evict.XXXXXX)
+    trap 'rm -rf "$D"; cleanup' EXIT
+fi
+F=$D/input.bin
+make_bin "$F" $((16 << 20))
+sync "$F"
+
+resident() {
+    fincore --bytes --noheadings --output RES "$1" | tr -d ' '
+}
+
+warm() {
+    cat "$1" >/dev/null
+    local r
+    r=$(resident "$1")
+    [[ $r -gt 0 ]] || fail "cannot bring $1 into the page cache to start with (fincore says $r)"
+}
+
+# 1. --dry-evict --evict FILE: no command.
+warm "$F"
+"$IOHINT" compare --dry-evict --evict "$F" >"$T/dry1.out" 2>"$T/dry1.err" ||
+    { show "$T/dry1.err"; fail "--dry-evict --evict failed"; }
+r=$(resident "$F")
+[[ $r -eq 0 ]] || fail "after --dry-evict --evict, fincore still shows $r bytes of $F cached"
+grep -q "^$F: $((16 << 20)) bytes, cached before [1-9][0-9]* .*after 0 (0.0%)" "$T/dry1.out" ||
+    { show "$T/dry1.out"; fail "--dry-evict does not report before/after for $F"; }
+CASES=$((CASES + 1))
+
+# 2. --dry-evict -- CMD: the file is learned from a traced run of the command.
+warm "$F"
+"$IOHINT" compare --dry-evict -- md5sum "$F" >"$T/dry2.out" 2>"$T/dry2.err" ||
+    { show "$T/dry2.err"; fail "--dry-evict -- md5sum failed"; }
+grep -q "^$F: " "$T/dry2.out" || { show "$T/dry2.out"; show "$T/dry2.err"; fail "the traced run did not find $F"; }
+r=$(resident "$F")
+[[ $r -eq 0 ]] || fail "after --dry-evict -- md5sum, fincore still shows $r bytes of $F cached"
+CASES=$((CASES + 1))
+
+# 3. --cold: each timed run starts with the input evicted. The command logs
+# fincore's view of its input as its first act (to a side file, so that
+# stdout stays the same in every run), then reads it.
+cat >"$T/probe.sh" <<'SH'
+#!/bin/bash
+fincore --bytes --noheadings --output RES "$1" | tr -d ' ' >> "$2"
+md5sum < "$1"
+SH
+chmod +x "$T/probe.sh"
+warm "$F"
+: >"$T/cold.log"
+"$IOHINT" compare -q --cold -n 3 -p none -p sequential -- "$T/probe.sh" "$F" "$T/cold.log" \
+    >"$T/cold.out" 2>"$T/cold.err" || { show "$T/cold.err"; show "$T/cold.out"; fail "--cold run failed"; }
+# Two files: the input, and probe.sh itself (bash reads it).
+grep -q 'cache: cold ("coldA"): posix_fadvise(DONTNEED) on the 2 files the command reads' "$T/cold.out" ||
+    { show "$T/cold.out"; fail "--cold: the protocol line does not say what was evicted"; }
+# Line 1 is the learning run (not cold); then 3 rounds x 3 variants.
+[[ $(wc -l <"$T/cold.log") -eq 10 ]] || { show "$T/cold.log"; fail "--cold: expected 10 runs, log has $(wc -l <"$T/cold.log")"; }
+tail -n +2 "$T/cold.log" | grep -qv '^0$' &&
+    { show "$T/cold.log"; fail "--cold: a timed run started with its input (partly) cached"; }
+CASES=$((CASES + 1))
+
+# 4. --hot: each timed run follows a warm-up run; every timed run's input is cached.
+: >"$T/hot.log"
+"$IOHINT" compare -q --hot -n 2 -p sequential -- "$T/probe.sh" "$F" "$T/hot.log" \
+    >"$T/hot.out" 2>"$T/hot.err" || { show "$T/hot.err"; fail "--hot run failed"; }
+# warm-up, timed, warm-up, timed ...: 2 rounds x 2 variants x 2 runs.
+[[ $(wc -l <"$T/hot.log") -eq 8 ]] || { show "$T/hot.log"; fail "--hot: expected 8 runs"; }
+awk 'NR % 2 == 0 && $1 != '"$((16 << 20))"' { bad = 1 } END { exit bad }' "$T/hot.log" ||
+    { show "$T/hot.log"; fail "--hot: a timed run started with its input not fully cached"; }
+CASES=$((CASES + 1))
+
+# 5. --drop-caches (the whole machine's cache: opt-in).
+if [[ ${IOHINT_TEST_DROP_CACHES:-0} == 1 && $(id -u) == 0 ]]; then
+    warm "$F"
+    : >"$T/drop.log"
+    "$IOHINT" compare -q --drop-caches -n 1 -p none -- "$T/probe.sh" "$F" "$T/drop.log" \
+        >"$T/drop.out" 2>"$T/drop.err" || { show "$T/drop.err"; fail "--drop-caches run failed"; }
+    grep -qv '^0$' "$T/drop.log" && { show "$T/drop.log"; fail "--drop-caches: a run started with its input cached"; }
+    CASES=$((CASES + 1))
+else
+    note "--drop-caches not tried (set IOHINT_TEST_DROP_CACHES=1 as root)"
+fi
+done_ok
