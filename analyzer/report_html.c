@@ -746,12 +746,18 @@ static void processes(FILE *o, const struct ioh_analysis *an)
         char a[32], b[32], c[32], d[32];
         fprintf(o, "<tr><td class=\"n\">%d</td><td class=\"n\">%d</td><td><code>", p->pid,
                 p->ppid);
-        size_t shown = 0;
-        for (uint32_t k = 0; k < p->argc && shown < 200; k++) {
+        /* At most ~200 bytes of the command line: a shell script passed
+         * with -c would otherwise fill the table. */
+        size_t budget = 200;
+        for (uint32_t k = 0; k < p->argc && budget > 0; k++) {
             if (k)
                 fputc(' ', o);
-            esc(o, p->argv[k]);
-            shown += strlen(p->argv[k]) + 1;
+            size_t len = strlen(p->argv[k]);
+            bool cut = len >= budget;
+            ioh_html_escape(o, p->argv[k], cut ? budget : len);
+            budget = cut ? 0 : budget - len - 1;
+            if ((cut && len > 0) || (budget == 0 && k + 1 < p->argc))
+                fputs(" &hellip;", o);
         }
         if (p->argc == 0)
             esc(o, p->exe);
