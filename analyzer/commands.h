@@ -6,6 +6,7 @@
 
 int ioh_cmd_run(int argc, char **argv);
 int ioh_cmd_dump(int argc, char **argv);
+int ioh_cmd_analyze(int argc, char **argv);
 int ioh_cmd_export(int argc, char **argv);
 int ioh_cmd_compare(int argc, char **argv);
 

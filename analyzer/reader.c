@@ -249,7 +249,7 @@ static void cursor_load(struct ioh_reader *r, struct cursor *c)
  * back one segment at a time as they are read, and cursor_load() drops each
  * segment when done with it. Memory stays bounded by the threads' current
  * segments, not by the trace's size. */
-#define DROP_EVERY 1024u
+#define DROP_EVERY 256u
 
 static void drop_segments(struct ioh_reader *r)
 {

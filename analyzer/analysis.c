@@ -1,0 +1,1425 @@
+/* analysis.c - building the model of analysis.h in one pass over merged
+ * records. The per-read path (data_read) is the analyzer's hot loop: it does
+ * O(1) work with no allocation except when a file or stream is first read,
+ * a bounded table grows, or a sample buffer doubles. See docs/analyze.md. */
+#include "analysis.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitmap.h"
+#include "recommend.h"
+
+/* Footprint bitmap: at most 1 Mi bits (128 KiB) per file, so that it stays
+ * in cache: byte granularity for files up to 1 MiB, 1 KiB granules for 1 GiB
+ * files, 4 KiB (a page) for 4 GiB. */
+#define FOOTPRINT_CAP_BITS (1ull << 20)
+/* The file's classifier is sampled for the window every this many reads. */
+#define WINDOW_EVERY 256u
+#define WINDOW_SAMPLES 128u
+/* A stream classifier votes every this many of its reads. */
+#define VOTE_EVERY 64u
+#define POINTS_INITIAL 256u
+
+/* ---- private state ------------------------------------------------------ */
+
+struct topk {
+    struct ioh_an_count e[IOH_AN_TOPK];
+    uint32_t n, last;
+};
+
+struct wsample {
+    uint64_t window;
+    double dpr, dps;
+};
+
+struct ioh__file_state {
+    struct ioh_cls_phases ph;
+    struct ioh__models models;
+    struct ioh_bitgroup fp;         /* footprint: one bitmap */
+    uint64_t fp_units;              /* bits set in fp */
+    uint64_t fed;                   /* events fed to the classifier */
+    uint64_t last_end_t;            /* latest end of a read */
+
+    /* The open run of consecutive reads, replayed through the models when
+     * it breaks. */
+    uint32_t run_stream;
+    uint64_t run_off, run_end, run_n;
+
+    struct topk sizes, strides;
+
+    struct wsample ws[WINDOW_SAMPLES];
+    uint32_t nws, ws_every, ws_skip;
+    uint64_t next_window;
+
+    /* The only stream that has read so far, or multi once a second one did. */
+    uint32_t solo;
+    bool has_solo, multi;
+
+    uint32_t last_site, last_slot;
+    uint32_t points_cap;
+    uint64_t next_point;
+};
+
+struct ioh__stream_state {
+    uint64_t prev_off, prev_end;
+    bool has_prev;
+    struct ioh__model_stream *ms;
+    struct ioh_cls_state *cls;      /* only while its file has several readers */
+    uint64_t votes[IOH_CLS_COUNT];
+    uint64_t voted;                 /* own classifier reads already voted */
+    bool solo;                      /* read while the only reader of its file */
+    uint64_t solo_first, solo_last; /* file event indices of that period */
+    /* Boyer-Moore majority votes for the request length and the stride. */
+    uint64_t len_cand, len_cnt;
+    int64_t stride_cand;
+    uint64_t stride_cnt;
+    uint64_t last_end_t;
+};
+
+struct ioh__proc_state {
+    const struct ioh_reader *r;
+    uint32_t *stream_of;            /* trace file id -> stream index + 1 */
+    size_t nstream_of;
+    uint32_t *site_of;              /* trace site id -> site index + 1 */
+    size_t nsite_of;
+    uint64_t last_t;
+};
+
+/* Open addressing over indices (value + 1; 0 is empty). */
+struct index_table {
+    uint32_t *slot;
+    uint64_t mask, used;
+};
+
+struct ioh__analysis_state {
+    struct index_table files, sites, pairs;
+    uint64_t *pair_keys;            /* (file << 32 | proc) per pairs entry */
+    uint64_t npair_keys, cap_pair_keys;
+    uint64_t *site_hash;            /* per site */
+    struct ioh__proc_state *procs;
+    uint32_t cap_procs, cap_files, cap_streams, cap_sites;
+    uint64_t points_total;
+};
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    uint32_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, (size_t)c * elem);
+    if (!q)
+        return -ENOMEM;
+    memset((char *)q + (size_t)*cap * elem, 0, (size_t)(c - *cap) * elem);
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static char *dup_n(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, s, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+static int table_init(struct index_table *t)
+{
+    t->mask = 1023;
+    t->used = 0;
+    t->slot = calloc(t->mask + 1, sizeof *t->slot);
+    return t->slot ? 0 : -ENOMEM;
+}
+
+/* Rehash with hash_of(index) when 3/4 full. */
+static int table_reserve(struct index_table *t, uint64_t (*hash_of)(void *, uint32_t), void *ctx)
+{
+    if ((t->used + 1) * 4 < (t->mask + 1) * 3)
+        return 0;
+    uint64_t nmask = t->mask * 2 + 1;
+    uint32_t *ns = calloc(nmask + 1, sizeof *ns);
+    if (!ns)
+        return -ENOMEM;
+    for (uint64_t i = 0; i <= t->mask; i++) {
+        if (!t->slot[i])
+            continue;
+        uint64_t h = hash_of(ctx, t->slot[i] - 1) & nmask;
+        while (ns[h])
+            h = (h + 1) & nmask;
+        ns[h] = t->slot[i];
+    }
+    free(t->slot);
+    t->slot = ns;
+    t->mask = nmask;
+    return 0;
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+static uint64_t file_key_hash(uint64_t dev, uint64_t ino, const char *path, size_t n)
+{
+    if (dev || ino)
+        return mix64(dev * 0x9e3779b97f4a7c15ull ^ ino);
+    return mix64(hash_bytes(0xcbf29ce484222325ull, path, n));
+}
+
+static uint64_t file_hash_of(void *ctx, uint32_t i)
+{
+    const struct ioh_analysis *an = ctx;
+    const struct ioh_an_file *f = &an->files[i];
+    return file_key_hash(f->dev, f->ino, f->path, strlen(f->path));
+}
+
+static int file_find(struct ioh_analysis *an, const struct ioh_rec_path *p)
+{
+    struct ioh__analysis_state *st = an->state;
+    const char *path = (const char *)(p + 1);
+    size_t n = p->path_len;
+    if (table_reserve(&st->files, file_hash_of, an) < 0)
+        return -ENOMEM;
+    uint64_t h = file_key_hash(p->dev, p->ino, path, n) & st->files.mask;
+    for (; st->files.slot[h]; h = (h + 1) & st->files.mask) {
+        struct ioh_an_file *f = &an->files[st->files.slot[h] - 1];
+        if (p->dev || p->ino) {
+            if (f->dev == p->dev && f->ino == p->ino)
+                return (int)f->index;
+        } else if (!f->dev && !f->ino && strlen(f->path) == n && !memcmp(f->path, path, n)) {
+            return (int)f->index;
+        }
+    }
+    if (grow((void **)&an->files, &st->cap_files, an->nfiles + 1, sizeof *an->files) < 0)
+        return -ENOMEM;
+    struct ioh_an_file *f = &an->files[an->nfiles];
+    memset(f, 0, sizeof *f);
+    f->index = an->nfiles;
+    f->dev = p->dev;
+    f->ino = p->ino;
+    f->path = dup_n(path, n);
+    if (!f->path)
+        return -ENOMEM;
+    f->size = p->size;
+    f->kind = p->kind;
+    f->cls = IOH_CLS_UNKNOWN;
+    f->point_stride = 1;
+    f->tp_width = 1024;
+    f->m.min_off = UINT64_MAX;
+    st->files.slot[h] = f->index + 1;
+    st->files.used++;
+    an->nfiles++;
+    return (int)f->index;
+}
+
+static uint64_t pair_hash_of(void *ctx, uint32_t i)
+{
+    const struct ioh__analysis_state *st = ctx;
+    return mix64(st->pair_keys[i]);
+}
+
+/* Count a process among a file's readers once. */
+static int note_pair(struct ioh_analysis *an, uint32_t file, uint32_t proc)
+{
+    struct ioh__analysis_state *st = an->state;
+    uint64_t key = (uint64_t)file << 32 | proc;
+    if (table_reserve(&st->pairs, pair_hash_of, st) < 0)
+        return -ENOMEM;
+    uint64_t h = mix64(key) & st->pairs.mask;
+    for (; st->pairs.slot[h]; h = (h + 1) & st->pairs.mask)
+        if (st->pair_keys[st->pairs.slot[h] - 1] == key)
+            return 0;
+    if (st->npair_keys == st->cap_pair_keys) {
+        uint64_t c = st->cap_pair_keys ? st->cap_pair_keys * 2 : 256;
+        uint64_t *k = realloc(st->pair_keys, c * sizeof *k);
+        if (!k)
+            return -ENOMEM;
+        st->pair_keys = k;
+        st->cap_pair_keys = c;
+    }
+    st->pair_keys[st->npair_keys] = key;
+    st->pairs.slot[h] = (uint32_t)++st->npair_keys;
+    st->pairs.used++;
+    an->files[file].processes++;
+    return 1;
+}
+
+/* ---- sites -------------------------------------------------------------- */
+
+static uint64_t site_record_hash(const struct ioh_rec_site *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    struct ioh_frame_view v;
+    for (uint32_t i = 0; ioh_site_frame_at(s, i, &v); i++) {
+        h = hash_bytes(h, v.module, v.frame->module_len);
+        h = hash_bytes(h, &v.frame->module_offset, sizeof v.frame->module_offset);
+    }
+    return mix64(h);
+}
+
+static bool site_equal(const struct ioh_an_site *a, const struct ioh_rec_site *s)
+{
+    struct ioh_frame_view v;
+    uint32_t i = 0;
+    for (; ioh_site_frame_at(s, i, &v); i++) {
+        if (i >= a->nframes || a->frames[i].module_offset != v.frame->module_offset ||
+            strlen(a->frames[i].module) != v.frame->module_len ||
+            memcmp(a->frames[i].module, v.module, v.frame->module_len))
+            return false;
+    }
+    return i == a->nframes;
+}
+
+static uint64_t site_hash_of(void *ctx, uint32_t i)
+{
+    return ((struct ioh__analysis_state *)ctx)->site_hash[i];
+}
+
+static void on_site(struct ioh_analysis *an, struct ioh__proc_state *ps, const struct ioh_rec_site *s)
+{
+    struct ioh__analysis_state *st = an->state;
+    if (s->site == 0 || s->site > (1u << 24))
+        return;
+    if (s->site >= ps->nsite_of) {
+        size_t n = ps->nsite_of ? ps->nsite_of : 64;
+        while (n <= s->site)
+            n *= 2;
+        uint32_t *t = realloc(ps->site_of, n * sizeof *t);
+        if (!t)
+            return;
+        memset(t + ps->nsite_of, 0, (n - ps->nsite_of) * sizeof *t);
+        ps->site_of = t;
+        ps->nsite_of = n;
+    }
+    if (ps->site_of[s->site])
+        return;
+    if (table_reserve(&st->sites, site_hash_of, st) < 0)
+        return;
+    uint64_t hv = site_record_hash(s);
+    uint64_t h = hv & st->sites.mask;
+    for (; st->sites.slot[h]; h = (h + 1) & st->sites.mask) {
+        struct ioh_an_site *a = &an->sites[st->sites.slot[h] - 1];
+        if (site_equal(a, s)) {
+            ps->site_of[s->site] = a->index + 1;
+            a->processes++;
+            return;
+        }
+    }
+    uint32_t old = st->cap_sites;
+    if (grow((void **)&an->sites, &st->cap_sites, an->nsites + 1, sizeof *an->sites) < 0)
+        return;
+    if (st->cap_sites != old) {
+        uint64_t *nh = realloc(st->site_hash, st->cap_sites * sizeof *nh);
+        if (!nh)
+            return;
+        st->site_hash = nh;
+    }
+    struct ioh_an_site *a = &an->sites[an->nsites];
+    memset(a, 0, sizeof *a);
+    a->index = an->nsites;
+    struct ioh_frame_view v;
+    uint32_t n = 0;
+    while (ioh_site_frame_at(s, n, &v))
+        n++;
+    a->frames = calloc(n ? n : 1, sizeof *a->frames);
+    if (!a->frames)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        ioh_site_frame_at(s, i, &v);
+        struct ioh_an_frame *f = &a->frames[i];
+        f->pc = v.frame->pc;
+        f->module_offset = v.frame->module_offset;
+        f->symbol_offset = v.frame->symbol_offset;
+        f->module = dup_n(v.module, v.frame->module_len);
+        f->symbol = dup_n(v.symbol, v.frame->symbol_len);
+        if (!f->module || !f->symbol) {
+            for (uint32_t j = 0; j <= i; j++) {
+                free(a->frames[j].module);
+                free(a->frames[j].symbol);
+            }
+            free(a->frames);
+            return;
+        }
+    }
+    a->nframes = n;
+    a->processes = 1;
+    st->site_hash[a->index] = hv;
+    st->sites.slot[h] = a->index + 1;
+    st->sites.used++;
+    an->nsites++;
+    ps->site_of[s->site] = a->index + 1;
+}
+
+/* ---- processes and streams ---------------------------------------------- */
+
+void ioh_an_params_default(struct ioh_an_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ra_bytes = 128 * 1024;
+    p->willneed_max = 256ull << 20;
+    p->noreuse_min = 64ull << 20;
+    p->latency_ns = 70000;
+    p->request_ns = 11000;
+    p->bandwidth = 1.5 * (1 << 30);
+    p->syscall_ns = 500;
+    p->max_points = IOH_AN_MAX_POINTS;
+    p->points_budget = 2000000;
+    ioh_cls_params_default(&p->cls);
+}
+
+struct ioh_analysis *ioh_analysis_new(const struct ioh_an_params *p)
+{
+    struct ioh_analysis *an = calloc(1, sizeof *an);
+    if (!an)
+        return NULL;
+    if (p)
+        an->params = *p;
+    else
+        ioh_an_params_default(&an->params);
+    if (an->params.max_points > IOH_AN_MAX_POINTS)
+        an->params.max_points = IOH_AN_MAX_POINTS;
+    if (an->params.ra_bytes < IOH_PAGE)
+        an->params.ra_bytes = IOH_PAGE;
+    an->t0 = UINT64_MAX;
+    an->state = calloc(1, sizeof *an->state);
+    if (!an->state || table_init(&an->state->files) < 0 || table_init(&an->state->sites) < 0 ||
+        table_init(&an->state->pairs) < 0) {
+        ioh_analysis_free(an);
+        return NULL;
+    }
+    return an;
+}
+
+int ioh_analysis_process(struct ioh_analysis *an, const struct ioh_reader *r)
+{
+    struct ioh__analysis_state *st = an->state;
+    uint32_t cap = st->cap_procs;
+    if (grow((void **)&an->processes, &cap, an->nprocesses + 1, sizeof *an->processes) < 0)
+        return -ENOMEM;
+    if (grow((void **)&st->procs, &st->cap_procs, an->nprocesses + 1, sizeof *st->procs) < 0)
+        return -ENOMEM;
+    const struct ioh_trace_header *h = ioh_reader_header(r);
+    struct ioh_an_process *p = &an->processes[an->nprocesses];
+    memset(p, 0, sizeof *p);
+    p->index = an->nprocesses;
+    p->pid = h->pid;
+    p->ppid = h->ppid;
+    p->parent = -1;
+    p->ptr_bits = h->ptr_bits;
+    p->start_ns = h->start_mono_ns;
+    p->finished = h->flags & IOH_HDR_FINISHED;
+    p->end_ns = p->finished ? h->end_mono_ns : 0;
+    p->trace_flags = h->flags;
+    p->dropped_events = h->dropped_events;
+    p->trace = strdup(ioh_reader_filename(r));
+    p->exe = strdup(ioh_reader_exe(r));
+    p->host = strdup(ioh_reader_host(r));
+    p->cwd = strdup(ioh_reader_cwd(r));
+    uint32_t argc;
+    const char *a = ioh_reader_argv(r, &argc);
+    p->argv = calloc(argc + 1, sizeof *p->argv);
+    if (!p->trace || !p->exe || !p->host || !p->cwd || !p->argv)
+        goto nomem;
+    for (uint32_t i = 0; i < argc; i++) {
+        if (!(p->argv[i] = strdup(a)))
+            goto nomem;
+        p->argc++;
+        a += strlen(a) + 1;
+    }
+    memset(&st->procs[an->nprocesses], 0, sizeof st->procs[0]);
+    st->procs[an->nprocesses].r = r;
+    if (p->start_ns < an->t0)
+        an->t0 = p->start_ns;
+    if (p->end_ns > an->t1)
+        an->t1 = p->end_ns;
+    return (int)an->nprocesses++;
+nomem:
+    free(p->trace);
+    free(p->exe);
+    free(p->host);
+    free(p->cwd);
+    for (uint32_t i = 0; i < p->argc; i++)
+        free(p->argv[i]);
+    free(p->argv);
+    return -ENOMEM;
+}
+
+static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_state *ps,
+                    const struct ioh_rec_path *p)
+{
+    struct ioh__analysis_state *st = an->state;
+    if (p->file == 0 || p->file > (1u << 24))
+        return;
+    if (p->file >= ps->nstream_of) {
+        size_t n = ps->nstream_of ? ps->nstream_of : 64;
+        while (n <= p->file)
+            n *= 2;
+        uint32_t *t = realloc(ps->stream_of, n * sizeof *t);
+        if (!t)
+            return;
+        memset(t + ps->nstream_of, 0, (n - ps->nstream_of) * sizeof *t);
+        ps->stream_of = t;
+        ps->nstream_of = n;
+    }
+    uint32_t cur = ps->stream_of[p->file];
+    if (cur) {
+        struct ioh_an_stream *s = &an->streams[cur - 1];
+        struct ioh_an_file *f = &an->files[s->file];
+        if ((f->dev || f->ino) ? (f->dev == p->dev && f->ino == p->ino)
+                               : (strlen(f->path) == p->path_len &&
+                                  !memcmp(f->path, p + 1, p->path_len))) {
+            if (p->size > f->size) {
+                f->size = p->size;
+                if (f->state) {
+                    ioh_cls_set_file_size(&f->state->ph.cls, (uint64_t)p->size);
+                    ioh__models_set_size(&f->state->models, (uint64_t)p->size);
+                }
+            }
+            return;
+        }
+    }
+    int fi = file_find(an, p);
+    if (fi < 0)
+        return;
+    if (grow((void **)&an->streams, &st->cap_streams, an->nstreams + 1, sizeof *an->streams) < 0)
+        return;
+    struct ioh_an_file *f = &an->files[fi];
+    uint32_t *ns = realloc(f->streams, (f->nstreams + 1) * sizeof *ns);
+    if (!ns)
+        return;
+    f->streams = ns;
+    struct ioh_an_stream *s = &an->streams[an->nstreams];
+    memset(s, 0, sizeof *s);
+    s->state = calloc(1, sizeof *s->state);
+    if (!s->state)
+        return;
+    s->index = an->nstreams;
+    s->process = proc;
+    s->file = (uint32_t)fi;
+    s->trace_file = p->file;
+    s->fd = -1;
+    s->path_flags = p->flags;
+    s->open_flags = p->open_flags;
+    s->open_t = p->t;
+    s->m.min_off = UINT64_MAX;
+    s->cls = IOH_CLS_UNKNOWN;
+    f->streams[f->nstreams++] = s->index;
+    f->path_flags |= p->flags;
+    if (p->size > f->size)
+        f->size = p->size;
+    if (f->state && p->size > 0) {
+        ioh_cls_set_file_size(&f->state->ph.cls, (uint64_t)p->size);
+        ioh__models_set_size(&f->state->models, (uint64_t)p->size);
+    }
+    ps->stream_of[p->file] = s->index + 1;
+    an->processes[proc].streams++;
+    an->nstreams++;
+    note_pair(an, (uint32_t)fi, proc);
+}
+
+/* ---- phases ------------------------------------------------------------- */
+
+static void on_phase(const struct ioh_cls_phase *ph, void *arg)
+{
+    struct ioh_an_file *f = arg;
+    if (!f->phases) {
+        f->phases = calloc(IOH_AN_MAX_PHASES, sizeof *f->phases);
+        if (!f->phases)
+            return;
+    }
+    if (f->nphases == IOH_AN_MAX_PHASES) {
+        /* Merge the adjacent pair with the fewest reads; the merged phase
+         * keeps the class (and evidence) of its larger half. */
+        uint32_t best = 0;
+        uint64_t least = UINT64_MAX;
+        for (uint32_t i = 0; i + 1 < f->nphases; i++) {
+            uint64_t r = f->phases[i].reads + f->phases[i + 1].reads;
+            if (r < least) {
+                least = r;
+                best = i;
+            }
+        }
+        struct ioh_cls_phase *a = &f->phases[best], *b = &f->phases[best + 1];
+        struct ioh_cls_phase m = a->reads >= b->reads ? *a : *b;
+        m.first_event = a->first_event;
+        m.t_start = a->t_start;
+        m.last_event = b->last_event;
+        m.t_end = b->t_end;
+        m.reads = a->reads + b->reads;
+        m.bytes = a->bytes + b->bytes;
+        *a = m;
+        memmove(b, b + 1, (f->nphases - best - 2) * sizeof *b);
+        f->nphases--;
+    }
+    f->phases[f->nphases++] = *ph;
+}
+
+/* ---- per-read measures -------------------------------------------------- */
+
+static void topk_add(struct topk *t, int64_t v)
+{
+    if (t->n && t->e[t->last].value == v) {
+        t->e[t->last].count++;
+        return;
+    }
+    uint32_t min = 0;
+    for (uint32_t i = 0; i < t->n; i++) {
+        if (t->e[i].value == v) {
+            t->e[i].count++;
+            t->last = i;
+            return;
+        }
+        if (t->e[i].count < t->e[min].count)
+            min = i;
+    }
+    if (t->n < IOH_AN_TOPK) {
+        t->e[t->n].value = v;
+        t->e[t->n].count = 1;
+        t->last = t->n++;
+        return;
+    }
+    /* Space-saving: the newcomer inherits the evicted count (an upper bound). */
+    t->e[min].value = v;
+    t->e[min].count++;
+    t->last = min;
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+    const struct ioh_an_count *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return x->value < y->value ? -1 : x->value > y->value;
+}
+
+static uint32_t log2_bucket(uint64_t x)
+{
+    return x ? 64u - (uint32_t)__builtin_clzll(x) : 0;
+}
+
+static void throughput_add(struct ioh_an_file *f, uint64_t t, uint64_t bytes)
+{
+    /* tp_width is a power of two: shift, not divide, on every read. */
+    uint64_t d = t > f->tp_t0 ? t - f->tp_t0 : 0;
+    uint64_t i = d >> __builtin_ctzll(f->tp_width);
+    while (i >= IOH_AN_TIME_BUCKETS) {
+        for (uint32_t j = 0; j < IOH_AN_TIME_BUCKETS / 2; j++) {
+            f->tp_bytes[j] = f->tp_bytes[2 * j] + f->tp_bytes[2 * j + 1];
+            f->tp_reads[j] = f->tp_reads[2 * j] + f->tp_reads[2 * j + 1];
+        }
+        memset(f->tp_bytes + IOH_AN_TIME_BUCKETS / 2, 0, sizeof f->tp_bytes / 2);
+        memset(f->tp_reads + IOH_AN_TIME_BUCKETS / 2, 0, sizeof f->tp_reads / 2);
+        f->tp_width *= 2;
+        i = d >> __builtin_ctzll(f->tp_width);
+    }
+    f->tp_bytes[i] += bytes;
+    f->tp_reads[i]++;
+}
+
+/* Halve a file's sample: keep every other point. */
+static void points_halve(struct ioh_analysis *an, struct ioh_an_file *f)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->npoints; i += 2)
+        f->points[n++] = f->points[i];
+    an->state->points_total -= f->npoints - n;
+    f->npoints = n;
+    f->point_stride *= 2;
+    uint64_t s = f->point_stride, next = f->m.reads;
+    f->state->next_point = (next + s - 1) / s * s;
+}
+
+static void point_add(struct ioh_analysis *an, struct ioh_an_file *f, const struct ioh_event *e)
+{
+    struct ioh__file_state *fs = f->state;
+    struct ioh__analysis_state *st = an->state;
+    if (f->npoints == fs->points_cap) {
+        if (fs->points_cap >= an->params.max_points) {
+            points_halve(an, f);
+            if (f->m.reads - 1 != fs->next_point)
+                return;
+        } else {
+            uint32_t cap = fs->points_cap ? fs->points_cap * 2 : POINTS_INITIAL;
+            if (cap > an->params.max_points)
+                cap = (uint32_t)an->params.max_points;
+            struct ioh_an_point *p = realloc(f->points, cap * sizeof *p);
+            if (!p)
+                return;
+            f->points = p;
+            fs->points_cap = cap;
+        }
+    }
+    if (st->points_total >= an->params.points_budget) {
+        /* Over the global budget: halve the largest sample (maybe this one). */
+        struct ioh_an_file *big = f;
+        for (uint32_t i = 0; i < an->nfiles; i++)
+            if (an->files[i].npoints > big->npoints && an->files[i].state)
+                big = &an->files[i];
+        points_halve(an, big);
+        if (big == f && f->m.reads - 1 != fs->next_point)
+            return;
+    }
+    struct ioh_an_point *p = &f->points[f->npoints++];
+    p->t = e->t;
+    p->off = e->off;
+    p->len = e->ret > UINT32_MAX ? UINT32_MAX : (uint32_t)e->ret;
+    p->phase = 0;
+    p->index = fs->fed - 1;
+    st->points_total++;
+    fs->next_point += f->point_stride;
+}
+
+static void window_sample(struct ioh__file_state *fs)
+{
+    if (fs->ws_skip) {
+        fs->ws_skip--;
+        return;
+    }
+    struct ioh_cls_result r = ioh_cls_result(&fs->ph.cls);
+    if (r.window_reads < 2)
+        return;
+    if (fs->nws == WINDOW_SAMPLES) {
+        for (uint32_t i = 0; i < WINDOW_SAMPLES / 2; i++)
+            fs->ws[i] = fs->ws[2 * i];
+        fs->nws = WINDOW_SAMPLES / 2;
+        fs->ws_every *= 2;
+    }
+    fs->ws[fs->nws++] = (struct wsample){r.window, r.drift_per_read, r.drift_per_sec};
+    fs->ws_skip = fs->ws_every - 1;
+}
+
+static struct ioh__file_state *file_state(struct ioh_analysis *an, struct ioh_an_file *f)
+{
+    struct ioh__file_state *fs = calloc(1, sizeof *fs);
+    if (!fs)
+        return NULL;
+    ioh_cls_phases_init(&fs->ph, &an->params.cls, on_phase, f);
+    if (f->size > 0)
+        ioh_cls_set_file_size(&fs->ph.cls, (uint64_t)f->size);
+    ioh__models_init(&fs->models, &an->params, f->size > 0 ? (uint64_t)f->size : 0);
+    ioh_bits_init(&fs->fp, 1, 0, FOOTPRINT_CAP_BITS);
+    if (f->size > 0)
+        ioh_bits_reserve(&fs->fp, (uint64_t)f->size);
+    fs->ws_every = 1;
+    fs->next_window = WINDOW_EVERY;
+    fs->last_site = UINT32_MAX;
+    f->state = fs;
+    return fs;
+}
+
+static void run_flush(struct ioh_analysis *an, struct ioh__file_state *fs)
+{
+    if (!fs->run_n)
+        return;
+
+    struct ioh__stream_state *ss = an->streams[fs->run_stream].state;
+    if (!ss->ms)
+        ss->ms = calloc(1, sizeof *ss->ms);
+    if (ss->ms)
+        ioh__models_run(&fs->models, ss->ms, fs->run_off, fs->run_end, fs->run_n);
+    fs->run_n = 0;
+}
+
+static void stream_vote(struct ioh_analysis *an, struct ioh__stream_state *ss)
+{
+    uint64_t reads = ioh_cls_reads(ss->cls);
+    if (reads <= ss->voted)
+        return;
+    if (reads >= an->params.cls.min_reads) {
+        struct ioh_cls_result r = ioh_cls_result(ss->cls);
+        ss->votes[r.cls] += reads - ss->voted;
+    }
+    ss->voted = reads;
+}
+
+static void metrics_step(struct ioh_an_metrics *m, uint64_t *seek_hist, int64_t d)
+{
+    if (d == 0) {
+        m->consecutive++;
+    } else if (d > 0) {
+        m->forward++;
+    } else {
+        m->backward++;
+    }
+    if (seek_hist) {
+        uint32_t b = log2_bucket(d >= 0 ? (uint64_t)d : (uint64_t)-d);
+        seek_hist[d >= 0 ? IOH_AN_SEEK_ZERO + b : IOH_AN_SEEK_ZERO - b]++;
+    }
+}
+
+/* One read: ret > 0, off >= 0. */
+static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct ioh_an_stream *s,
+                      struct ioh_an_file *f, struct ioh__proc_state *ps, const struct ioh_event *e)
+{
+    struct ioh__file_state *fs = f->state;
+    struct ioh__stream_state *ss = s->state;
+    uint64_t off = (uint64_t)e->off, ret = (uint64_t)e->ret, end = off + ret;
+    uint64_t dur = ioh_dur_decode(e->dur);
+
+    /* Counters of the file, the stream and the process. */
+    struct ioh_an_metrics *fm = &f->m, *sm = &s->m;
+    if (fm->reads == 0) {
+        fm->first_t = e->t;
+        f->tp_t0 = e->t;
+    }
+    if (sm->reads == 0)
+        sm->first_t = e->t;
+    fm->reads++;
+    sm->reads++;
+    fm->bytes += ret;
+    sm->bytes += ret;
+    fm->busy_ns += dur;
+    sm->busy_ns += dur;
+    fm->last_t = sm->last_t = e->t;
+    if (e->t + dur > fs->last_end_t)
+        fs->last_end_t = e->t + dur;
+    if (e->t + dur > ss->last_end_t)
+        ss->last_end_t = e->t + dur;
+    if (off < fm->min_off)
+        fm->min_off = off;
+    if (off < sm->min_off)
+        sm->min_off = off;
+    if (end > fm->max_end)
+        fm->max_end = end;
+    if (end > sm->max_end)
+        sm->max_end = end;
+    if (e->len > fm->max_len)
+        fm->max_len = e->len;
+    if (e->len > sm->max_len)
+        sm->max_len = e->len;
+    p->reads++;
+    p->bytes += ret;
+    p->busy_ns += dur;
+    an->reads++;
+    an->bytes += ret;
+
+    f->size_hist[log2_bucket(e->len)]++;
+    topk_add(&fs->sizes, (int64_t)e->len);
+    if (ss->len_cnt == 0) {
+        ss->len_cand = e->len;
+        ss->len_cnt = 1;
+    } else {
+        ss->len_cnt += ss->len_cand == e->len ? 1 : (uint64_t)-1;
+    }
+
+    /* Steps within the stream: the seek distance is from the previous end,
+     * the stride from the previous start. */
+    if (ss->has_prev) {
+        int64_t d = (int64_t)(off - ss->prev_end);
+        if (off > ss->prev_off && off < ss->prev_end) {
+            fm->overlap++;
+            sm->overlap++;
+            f->seek_hist[IOH_AN_SEEK_ZERO - log2_bucket(ss->prev_end - off)]++;
+        } else if (off == ss->prev_off) {
+            fm->overlap++;
+            sm->overlap++;
+            f->seek_hist[IOH_AN_SEEK_ZERO - log2_bucket(ss->prev_end - off)]++;
+        } else {
+            metrics_step(fm, f->seek_hist, d);
+            metrics_step(sm, NULL, d);
+        }
+        int64_t stride = (int64_t)(off - ss->prev_off);
+        topk_add(&fs->strides, stride);
+        if (ss->stride_cnt == 0) {
+            ss->stride_cand = stride;
+            ss->stride_cnt = 1;
+        } else {
+            ss->stride_cnt += ss->stride_cand == stride ? 1 : (uint64_t)-1;
+        }
+    }
+    ss->prev_off = off;
+    ss->prev_end = end;
+    ss->has_prev = true;
+
+    /* Footprint: granules never read before. */
+    if (end > (fs->fp.nwords * 64) << fs->fp.shift) {
+        if (ioh_bits_reserve(&fs->fp, end))
+            fs->fp_units = ioh_bits_count(&fs->fp, 0);
+    }
+    fs->fp_units += ioh_bits_set(&fs->fp, 0, ioh_bits_lo_unit(&fs->fp, off),
+                                 ioh_bits_hi_unit(&fs->fp, end));
+
+    throughput_add(f, e->t, ret);
+
+    /* Call sites: the stream caches the last one's slot in the file table. */
+    uint32_t g = IOH_AN_NO_SITE;
+    if (e->site && e->site < ps->nsite_of && ps->site_of[e->site])
+        g = ps->site_of[e->site] - 1;
+    if (g != IOH_AN_NO_SITE) {
+        an->sites[g].reads++;
+        an->sites[g].bytes += ret;
+    }
+    uint32_t slot = fs->last_slot;
+    if (g != fs->last_site || slot >= f->nsites) {
+        slot = UINT32_MAX;
+        uint32_t min = 0;
+        for (uint32_t i = 0; i < f->nsites; i++) {
+            if (f->sites[i].site == g) {
+                slot = i;
+                break;
+            }
+            if (f->sites[i].bytes < f->sites[min].bytes)
+                min = i;
+        }
+        if (slot == UINT32_MAX) {
+            if (f->nsites < IOH_AN_FILE_SITES) {
+                slot = f->nsites++;
+                f->sites[slot] = (struct ioh_an_site_use){g, 0, 0};
+            } else {
+                slot = min;        /* space-saving: inherit the evicted counts */
+                f->sites[slot].site = g;
+            }
+        }
+        fs->last_site = g;
+        fs->last_slot = slot;
+    }
+    f->sites[slot].reads++;
+    f->sites[slot].bytes += ret;
+
+    /* The classifier: the file's phases, and the stream's own once the file
+     * has several readers. */
+    struct ioh_cls_event ce = {e->t, e->off, e->len, e->ret};
+    ioh_cls_phases_feed(&fs->ph, &ce);
+    fs->fed++;
+    if (fm->reads == fs->next_window) {
+        window_sample(fs);
+        fs->next_window += WINDOW_EVERY;
+    }
+    if (!fs->multi) {
+        if (!fs->has_solo) {
+            fs->has_solo = true;
+            fs->solo = s->index;
+        } else if (fs->solo != s->index) {
+            fs->multi = true;
+        }
+    }
+    if (!fs->multi) {
+        if (!ss->solo) {
+            ss->solo = true;
+            ss->solo_first = fs->fed - 1;
+        }
+        ss->solo_last = fs->fed - 1;
+    } else {
+        if (!ss->cls) {
+            ss->cls = malloc(sizeof *ss->cls);
+            if (ss->cls) {
+                ioh_cls_init(ss->cls, &an->params.cls);
+                if (f->size > 0)
+                    ioh_cls_set_file_size(ss->cls, (uint64_t)f->size);
+            }
+        }
+        if (ss->cls) {
+            ioh_cls_feed(ss->cls, &ce);
+            if ((ioh_cls_reads(ss->cls) & (VOTE_EVERY - 1)) == 0)
+                stream_vote(an, ss);
+        }
+    }
+
+    if (fm->reads - 1 == fs->next_point)
+        point_add(an, f, e);
+
+    /* The policy models see runs of consecutive reads of one stream. */
+    if (fs->run_n && fs->run_stream == s->index && fs->run_end == off) {
+        fs->run_end = end;
+        fs->run_n++;
+    } else {
+        run_flush(an, fs);
+        fs->run_stream = s->index;
+        fs->run_off = off;
+        fs->run_end = end;
+        fs->run_n = 1;
+    }
+}
+
+/* EOFs, errors and reads without an offset: counted; EOFs and errors also
+ * go to the classifier (which counts them) once the file has been read. */
+static void other_read(struct ioh_an_stream *s, struct ioh_an_file *f, const struct ioh_event *e,
+                       bool has_off)
+{
+    if (e->ret > 0 || !has_off) {
+        f->m.no_offset++;
+        s->m.no_offset++;
+        return;
+    }
+    if (e->ret == 0) {
+        f->m.eofs++;
+        s->m.eofs++;
+    } else {
+        f->m.errors++;
+        s->m.errors++;
+    }
+    if (f->state) {
+        struct ioh_cls_event ce = {e->t, e->off, e->len, e->ret};
+        ioh_cls_phases_feed(&f->state->ph, &ce);
+        f->state->fed++;
+        if (s->state->cls)
+            ioh_cls_feed(s->state->cls, &ce);
+    }
+}
+
+static void stream_close(struct ioh_analysis *an, struct ioh_an_stream *s, uint64_t t)
+{
+    struct ioh__stream_state *ss = s->state;
+    s->close_t = t;
+    struct ioh_an_file *f = &an->files[s->file];
+    if (f->state && f->state->run_n && f->state->run_stream == s->index)
+        run_flush(an, f->state);
+    if (ss->cls) {
+        stream_vote(an, ss);
+        free(ss->cls);
+        ss->cls = NULL;
+    }
+    free(ss->ms);
+    ss->ms = NULL;
+}
+
+static struct ioh_an_stream *stream_of(struct ioh_analysis *an, struct ioh__proc_state *ps,
+                                       uint32_t file)
+{
+    if (file == 0 || file >= ps->nstream_of || !ps->stream_of[file])
+        return NULL;
+    return &an->streams[ps->stream_of[file] - 1];
+}
+
+static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_state *ps,
+                     const struct ioh_event *e)
+{
+    struct ioh_an_process *p = &an->processes[proc];
+    p->events++;
+    if (e->t > ps->last_t)
+        ps->last_t = e->t;
+    int cls = ioh_op_class(e->op);
+    struct ioh_an_stream *s;
+    switch (cls) {
+    case IOH_CLASS_DATA: {
+        an->data_events++;
+        s = stream_of(an, ps, e->file);
+        if (!s) {
+            if (e->ret > 0) {
+                p->reads++;
+                p->bytes += (uint64_t)e->ret;
+                p->busy_ns += ioh_dur_decode(e->dur);
+                an->reads++;
+                an->bytes += (uint64_t)e->ret;
+            }
+            return;
+        }
+        struct ioh_an_file *f = &an->files[s->file];
+        if (s->fd < 0)
+            s->fd = e->fd;
+        bool has_off = e->off >= 0 && !(e->flags & IOH_EV_NOOFF);
+        if (e->ret > 0 && has_off) {
+            if (!f->state && !file_state(an, f))
+                return;
+            data_read(an, p, s, f, ps, e);
+        } else {
+            other_read(s, f, e, has_off);
+        }
+        return;
+    }
+    case IOH_CLASS_MAP:
+        s = stream_of(an, ps, e->file);
+        if (s && e->ret >= 0) {
+            an->files[s->file].mmaps++;
+            an->files[s->file].mapped_bytes += e->len;
+        }
+        return;
+    case IOH_CLASS_SEEK:
+        s = stream_of(an, ps, e->file);
+        if (s) {
+            s->m.seeks++;
+            an->files[s->file].m.seeks++;
+        }
+        return;
+    case IOH_CLASS_HINT:
+        s = stream_of(an, ps, e->file);
+        if (s && e->op == IOH_OP_FADVISE && e->aux < 32)
+            an->files[s->file].advice_mask |= 1u << e->aux;
+        return;
+    case IOH_CLASS_FD:
+        if (e->op == IOH_OP_CLOSE || e->op == IOH_OP_FCLOSE) {
+            s = stream_of(an, ps, e->aux);
+            if (s && e->ret == 0)
+                stream_close(an, s, e->t);
+        } else {
+            s = stream_of(an, ps, e->file);
+            if (s && s->fd < 0 && e->ret >= 0)
+                s->fd = (e->op == IOH_OP_OPEN || e->op == IOH_OP_DUP) ? (int32_t)e->ret : e->fd;
+        }
+        return;
+    default:
+        return;
+    }
+}
+
+void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_record *rec)
+{
+    if (proc >= an->nprocesses || an->finished)
+        return;
+    struct ioh__proc_state *ps = &an->state->procs[proc];
+    an->events++;
+    if (rec->ev)
+        on_event(an, proc, ps, rec->ev);
+    else if (rec->path)
+        on_path(an, proc, ps, rec->path);
+    else if (rec->site)
+        on_site(an, ps, rec->site);
+}
+
+/* ---- finish ------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void finish_metrics(struct ioh_an_metrics *m, uint64_t last_end_t)
+{
+    if (m->reads == 0) {
+        m->min_off = 0;
+        return;
+    }
+    uint64_t span = last_end_t > m->first_t ? last_end_t - m->first_t : 0;
+    m->idle_ns = span > m->busy_ns ? span - m->busy_ns : 0;
+}
+
+static uint32_t phase_of(const struct ioh_an_file *f, uint64_t index)
+{
+    uint32_t lo = 0, hi = f->nphases;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (f->phases[mid].first_event <= index)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
+{
+    struct ioh__file_state *fs = f->state;
+    run_flush(an, fs);
+    ioh_cls_phases_finish(&fs->ph);
+    if (f->m.reads >= an->params.cls.min_reads && (fs->nws == 0 || f->m.reads % WINDOW_EVERY)) {
+        fs->ws_skip = 0;
+        window_sample(fs);
+    }
+    finish_metrics(&f->m, fs->last_end_t);
+
+    f->granule = 1ull << fs->fp.shift;
+    f->footprint = fs->fp_units << fs->fp.shift;
+    if (f->footprint > f->m.bytes)
+        f->footprint = f->m.bytes;
+    if (f->footprint > f->m.max_end - f->m.min_off && f->m.reads)
+        f->footprint = f->m.max_end - f->m.min_off;
+    f->reread_ratio = f->m.bytes ? 1.0 - (double)f->footprint / (double)f->m.bytes : 0.0;
+
+    /* The file's class is its largest phase's (by reads). */
+    f->main_phase = 0;
+    for (uint32_t i = 1; i < f->nphases; i++)
+        if (f->phases[i].reads > f->phases[f->main_phase].reads)
+            f->main_phase = i;
+    if (f->nphases) {
+        const struct ioh_cls_phase *ph = &f->phases[f->main_phase];
+        f->cls = ph->cls;
+        f->confidence = ph->confidence;
+        f->detail = ph->detail;
+        f->small = ph->detail.small;
+    }
+    f->significant = f->cls != IOH_CLS_UNKNOWN;
+    for (uint32_t i = 0; i < f->npoints; i++)
+        f->points[i].phase = f->nphases ? phase_of(f, f->points[i].index) : 0;
+
+    memcpy(f->top_sizes, fs->sizes.e, sizeof f->top_sizes);
+    f->ntop_sizes = fs->sizes.n;
+    qsort(f->top_sizes, f->ntop_sizes, sizeof *f->top_sizes, cmp_count);
+    memcpy(f->top_strides, fs->strides.e, sizeof f->top_strides);
+    f->ntop_strides = fs->strides.n;
+    qsort(f->top_strides, f->ntop_strides, sizeof *f->top_strides, cmp_count);
+
+    if (fs->nws) {
+        uint64_t w[WINDOW_SAMPLES];
+        double d[WINDOW_SAMPLES], ds[WINDOW_SAMPLES];
+        for (uint32_t i = 0; i < fs->nws; i++) {
+            w[i] = fs->ws[i].window;
+            d[i] = fs->ws[i].dpr;
+            ds[i] = fs->ws[i].dps;
+        }
+        qsort(w, fs->nws, sizeof *w, cmp_u64);
+        qsort(d, fs->nws, sizeof *d, cmp_double);
+        qsort(ds, fs->nws, sizeof *ds, cmp_double);
+        f->window_samples = fs->nws;
+        f->window_median = w[fs->nws / 2];
+        f->window_p90 = w[(fs->nws * 9) / 10 < fs->nws ? (fs->nws * 9) / 10 : fs->nws - 1];
+        f->window_max = w[fs->nws - 1];
+        f->drift_per_read = d[fs->nws / 2];
+        f->drift_per_sec = ds[fs->nws / 2];
+    }
+
+    /* Sites: most bytes first; top_by_reads orders them by reads. */
+    for (uint32_t i = 1; i < f->nsites; i++)
+        for (uint32_t j = i; j > 0 && f->sites[j].bytes > f->sites[j - 1].bytes; j--) {
+            struct ioh_an_site_use t = f->sites[j];
+            f->sites[j] = f->sites[j - 1];
+            f->sites[j - 1] = t;
+        }
+    for (uint32_t i = 0; i < f->nsites; i++)
+        f->top_by_reads[i] = (uint8_t)i;
+    for (uint32_t i = 1; i < f->nsites; i++)
+        for (uint32_t j = i; j > 0 && f->sites[f->top_by_reads[j]].reads >
+                                          f->sites[f->top_by_reads[j - 1]].reads; j--) {
+            uint8_t t = f->top_by_reads[j];
+            f->top_by_reads[j] = f->top_by_reads[j - 1];
+            f->top_by_reads[j - 1] = t;
+        }
+
+    ioh__models_effects(&fs->models, f->size > 0 ? (uint64_t)f->size : 0, f->effects);
+    ioh__recommend(&an->params, f);
+}
+
+static void finish_stream(struct ioh_analysis *an, struct ioh_an_stream *s)
+{
+    struct ioh__stream_state *ss = s->state;
+    finish_metrics(&s->m, ss->last_end_t);
+    if (ss->cls) {
+        stream_vote(an, ss);
+        free(ss->cls);
+        ss->cls = NULL;
+    }
+    /* The reads it made as its file's only reader take the file's phases. */
+    const struct ioh_an_file *f = &an->files[s->file];
+    if (ss->solo) {
+        for (uint32_t i = 0; i < f->nphases; i++) {
+            const struct ioh_cls_phase *ph = &f->phases[i];
+            uint64_t lo = ph->first_event > ss->solo_first ? ph->first_event : ss->solo_first;
+            uint64_t hi = ph->last_event < ss->solo_last ? ph->last_event : ss->solo_last;
+            if (lo <= hi)
+                ss->votes[ph->cls] += hi - lo + 1;
+        }
+    }
+    uint64_t total = 0;
+    uint32_t best = IOH_CLS_UNKNOWN;
+    for (uint32_t c = 0; c < IOH_CLS_COUNT; c++) {
+        total += ss->votes[c];
+        if (ss->votes[c] > ss->votes[best])
+            best = c;
+    }
+    s->cls = total && ss->votes[best] ? (enum ioh_cls_class)best : IOH_CLS_UNKNOWN;
+    s->confidence = total ? (double)ss->votes[best] / (double)total : 0.0;
+    s->request_size = ss->len_cnt ? ss->len_cand : 0;
+    s->stride = ss->stride_cnt ? ss->stride_cand : 0;
+    free(ss->ms);
+    free(ss);
+    s->state = NULL;
+}
+
+static int cmp_rank(const void *a, const void *b, void *ctx)
+{
+    const struct ioh_analysis *an = ctx;
+    const struct ioh_an_file *x = &an->files[*(const uint32_t *)a];
+    const struct ioh_an_file *y = &an->files[*(const uint32_t *)b];
+    if (x->importance != y->importance)
+        return x->importance < y->importance ? 1 : -1;
+    int c = strcmp(x->path, y->path);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+static int cmp_proc(const void *a, const void *b, void *ctx)
+{
+    const struct ioh_analysis *an = ctx;
+    const struct ioh_an_process *x = &an->processes[*(const uint32_t *)a];
+    const struct ioh_an_process *y = &an->processes[*(const uint32_t *)b];
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static void find_parents(struct ioh_analysis *an)
+{
+    uint32_t n = an->nprocesses;
+    uint32_t *by = malloc((n ? n : 1) * sizeof *by);
+    if (!by)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        by[i] = i;
+    qsort_r(by, n, sizeof *by, cmp_proc, an);
+    for (uint32_t i = 0; i < n; i++) {
+        struct ioh_an_process *c = &an->processes[i];
+        /* The parent: same host, pid == ppid, started at or before the child
+         * (the latest such, since pids are reused). */
+        uint32_t lo = 0, hi = n;
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (an->processes[by[mid]].pid < c->ppid)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (uint32_t j = lo; j < n && an->processes[by[j]].pid == c->ppid; j++) {
+            const struct ioh_an_process *q = &an->processes[by[j]];
+            if (q->index != c->index && q->start_ns <= c->start_ns && !strcmp(q->host, c->host))
+                c->parent = (int32_t)q->index;
+        }
+    }
+    free(by);
+}
+
+int ioh_analysis_finish(struct ioh_analysis *an)
+{
+    if (an->finished)
+        return 0;
+    for (uint32_t i = 0; i < an->nfiles; i++)
+        if (an->files[i].state)
+            finish_file(an, &an->files[i]);
+    for (uint32_t i = 0; i < an->nstreams; i++)
+        if (an->streams[i].state)
+            finish_stream(an, &an->streams[i]);
+    for (uint32_t i = 0; i < an->nfiles; i++) {
+        struct ioh_an_file *f = &an->files[i];
+        if (f->state) {
+            ioh__models_free(&f->state->models);
+            ioh_bits_free(&f->state->fp);
+            free(f->state);
+            f->state = NULL;
+        }
+        if (f->m.reads == 0) {
+            f->m.min_off = 0;
+            for (uint32_t k = 0; k < IOH_AN_MODELS; k++)
+                snprintf(f->effects[k].policy, sizeof f->effects[k].policy, "%s",
+                         ioh_an_model_policy((enum ioh_an_model)k));
+            snprintf(f->rec.policy, sizeof f->rec.policy, "none");
+            snprintf(f->rec.reason, sizeof f->rec.reason, "no reads to replay");
+        }
+        f->importance = (double)f->m.bytes + 4096.0 * (double)f->m.reads;
+    }
+    for (uint32_t i = 0; i < an->nprocesses; i++) {
+        struct ioh_an_process *p = &an->processes[i];
+        struct ioh__proc_state *ps = &an->state->procs[i];
+        if (!p->finished)
+            p->end_ns = ps->last_t > p->start_ns ? ps->last_t : p->start_ns;
+        if (p->end_ns > an->t1)
+            an->t1 = p->end_ns;
+        const char *w = ps->r ? ioh_reader_warnings(ps->r) : NULL;
+        if (w && !p->warnings)
+            p->warnings = strdup(w);
+        free(ps->stream_of);
+        free(ps->site_of);
+        ps->stream_of = NULL;
+        ps->site_of = NULL;
+        ps->nstream_of = ps->nsite_of = 0;
+        ps->r = NULL;
+    }
+    if (an->t0 == UINT64_MAX)
+        an->t0 = 0;
+    find_parents(an);
+    an->ranked = malloc((an->nfiles ? an->nfiles : 1) * sizeof *an->ranked);
+    if (!an->ranked)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < an->nfiles; i++)
+        an->ranked[i] = i;
+    qsort_r(an->ranked, an->nfiles, sizeof *an->ranked, cmp_rank, an);
+    an->finished = true;
+    return 0;
+}
+
+const struct ioh_an_file *ioh_analysis_file_ranked(const struct ioh_analysis *an, size_t rank)
+{
+    if (!an->finished || rank >= an->nfiles)
+        return NULL;
+    return &an->files[an->ranked[rank]];
+}
+
+void ioh_analysis_free(struct ioh_analysis *an)
+{
+    if (!an)
+        return;
+    for (uint32_t i = 0; i < an->nfiles; i++) {
+        struct ioh_an_file *f = &an->files[i];
+        if (f->state) {
+            ioh__models_free(&f->state->models);
+            ioh_bits_free(&f->state->fp);
+            free(f->state);
+        }
+        free(f->path);
+        free(f->streams);
+        free(f->phases);
+        free(f->points);
+    }
+    for (uint32_t i = 0; i < an->nstreams; i++) {
+        struct ioh__stream_state *ss = an->streams[i].state;
+        if (ss) {
+            free(ss->cls);
+            free(ss->ms);
+            free(ss);
+        }
+    }
+    for (uint32_t i = 0; i < an->nsites; i++) {
+        for (uint32_t j = 0; j < an->sites[i].nframes; j++) {
+            free(an->sites[i].frames[j].module);
+            free(an->sites[i].frames[j].symbol);
+        }
+        free(an->sites[i].frames);
+    }
+    for (uint32_t i = 0; i < an->nprocesses; i++) {
+        struct ioh_an_process *p = &an->processes[i];
+        free(p->trace);
+        free(p->exe);
+        free(p->host);
+        free(p->cwd);
+        for (uint32_t j = 0; j < p->argc; j++)
+            free(p->argv[j]);
+        free(p->argv);
+        free(p->warnings);
+        if (an->state && an->state->procs) {
+            free(an->state->procs[i].stream_of);
+            free(an->state->procs[i].site_of);
+        }
+    }
+    if (an->state) {
+        free(an->state->files.slot);
+        free(an->state->sites.slot);
+        free(an->state->pairs.slot);
+        free(an->state->pair_keys);
+        free(an->state->site_hash);
+        free(an->state->procs);
+        free(an->state);
+    }
+    free(an->files);
+    free(an->streams);
+    free(an->sites);
+    free(an->processes);
+    free(an->ranked);
+    free(an);
+}

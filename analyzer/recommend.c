@@ -1,0 +1,802 @@
+/* recommend.c - the policy models and the choice of a policy; see recommend.h
+ * and docs/analyze.md ("Policy models"). */
+#include "recommend.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PG ((uint64_t)IOH_PAGE)
+#define MIB (1024ull * 1024)
+/* Bits per model bitmap: page granularity up to 4 GiB files. */
+#define MODEL_CAP_BITS (1ull << 20)
+/* WILLNEED is computed after the pass from the pages used, so its bitmap
+ * slot holds the pages any read used. */
+#define USED IOH_AN_M_WILLNEED
+/* Kernel readahead splits a WILLNEED into requests of this size. */
+#define WILLNEED_CHUNK (2 * MIB)
+
+static const uint64_t g_prefetch[2] = {2 * MIB, 16 * MIB};
+static const uint64_t g_window[2] = {4 * MIB, 32 * MIB};
+static const uint64_t g_block[2] = {64 * 1024, 512 * 1024};
+
+static const char *const g_policy[IOH_AN_MODELS] = {
+    [IOH_AN_M_DEFAULT] = "none",
+    [IOH_AN_M_SEQUENTIAL] = "sequential",
+    [IOH_AN_M_RANDOM] = "random",
+    [IOH_AN_M_NOREUSE] = "noreuse",
+    [IOH_AN_M_WILLNEED] = "willneed",
+    [IOH_AN_M_PREFETCH_2M] = "sequential,prefetch=2M",
+    [IOH_AN_M_PREFETCH_16M] = "sequential,prefetch=16M",
+    [IOH_AN_M_WINDOW_4M] = "window=4M",
+    [IOH_AN_M_WINDOW_32M] = "window=32M",
+    [IOH_AN_M_COALESCE_64K] = "coalesce=64K",
+    [IOH_AN_M_COALESCE_512K] = "coalesce=512K",
+};
+
+const char *ioh_an_model_policy(enum ioh_an_model m)
+{
+    return (unsigned)m < IOH_AN_MODELS ? g_policy[m] : "?";
+}
+
+const char *ioh_an_hint_name(enum ioh_an_hint h)
+{
+    static const char *const names[] = {"none", "sequential", "random", "willneed", "noreuse"};
+    return (unsigned)h < sizeof names / sizeof names[0] ? names[h] : "?";
+}
+
+void ioh__size_text(uint64_t bytes, char *buf, size_t len)
+{
+    static const char units[] = "KMGTPE";
+    if (bytes == 0 || bytes % 1024) {
+        snprintf(buf, len, "%" PRIu64, bytes);
+        return;
+    }
+    int u = -1;
+    while (bytes % 1024 == 0 && u < 5) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%" PRIu64 "%c", bytes, units[u]);
+}
+
+/* ---- page bitmaps in bytes ---------------------------------------------- */
+
+static uint64_t page_ceil(uint64_t b)
+{
+    return (b + PG - 1) / PG;
+}
+
+/* Fetch pages [plo, phi) into model k's bitmap (clipped at the file's end);
+ * counts one request if anything was new. Returns the pages' new bytes. */
+static uint64_t fetch(struct ioh__models *m, uint32_t k, uint64_t plo, uint64_t phi,
+                      struct ioh__counts *c)
+{
+    uint64_t lim = page_ceil(m->limit);
+    if (phi > lim)
+        phi = lim;
+    if (plo >= phi)
+        return 0;
+    struct ioh_bitgroup *g = &m->bits;
+    uint64_t added = ioh_bits_set(g, k, ioh_bits_lo_unit(g, plo * PG), ioh_bits_hi_unit(g, phi * PG));
+    if (!added)
+        return 0;
+    c->requests++;
+    c->fetched += added << g->shift;
+    return added << g->shift;
+}
+
+static bool have(const struct ioh__models *m, uint32_t k, uint64_t lo, uint64_t hi)
+{
+    const struct ioh_bitgroup *g = &m->bits;
+    return ioh_bits_all(g, k, ioh_bits_lo_unit(g, lo), ioh_bits_hi_unit(g, hi));
+}
+
+/* First byte at or after pos (below end) whose unit is not in bitmap k. */
+static uint64_t first_missing(const struct ioh__models *m, uint32_t k, uint64_t pos, uint64_t end)
+{
+    const struct ioh_bitgroup *g = &m->bits;
+    uint64_t u = ioh_bits_first_clear(g, k, ioh_bits_lo_unit(g, pos), ioh_bits_hi_unit(g, end));
+    uint64_t b = u << g->shift;
+    if (b < pos)
+        b = pos;
+    return b < end ? b : end;
+}
+
+/* Drop-behind: the units from page plo that lie wholly before end_byte (the
+ * page a read ends inside stays: the next read continues in it). */
+static void drop(struct ioh__models *m, uint32_t k, uint64_t plo, uint64_t end_byte)
+{
+    struct ioh_bitgroup *g = &m->bits;
+    uint64_t lo = ioh_bits_lo_unit(g, plo * PG), hi = ioh_bits_lo_unit(g, end_byte);
+    if (lo < hi)
+        ioh_bits_clear(g, k, lo, hi);
+}
+
+/* ---- the kernel's on-demand read-ahead (mm/readahead.c) ------------------ */
+
+static uint64_t pow2_ceil(uint64_t x)
+{
+    uint64_t p = 1;
+    while (p < x)
+        p <<= 1;
+    return p;
+}
+
+/* get_init_ra_size(): the first window of a sequential stream. */
+static uint64_t init_size(uint64_t req, uint64_t max)
+{
+    uint64_t s = pow2_ceil(req);
+    if (s <= max / 32)
+        return s * 4;
+    if (s <= max / 4)
+        return s * 2;
+    return max;
+}
+
+/* get_next_ra_size(): the window grows 4x while small, then 2x, up to max. */
+static uint64_t next_size(uint64_t cur, uint64_t max)
+{
+    if (cur < max / 16)
+        return 4 * cur;
+    if (cur <= max / 2)
+        return 2 * cur;
+    return max;
+}
+
+/* One read of [pos, pos + len) through kernel model k with read-ahead up to
+ * ra_max pages (0: FADV_RANDOM), drop-behind if drop. */
+static void k_read(struct ioh__models *m, uint32_t k, struct ioh__ra *ra, uint64_t ra_max, bool drop_behind,
+                   uint64_t pos, uint64_t len, struct ioh__counts *c)
+{
+    uint64_t p = pos / PG, q = page_ceil(pos + len);
+    if (have(m, k, p * PG, q * PG)) {
+        c->hits++;
+    } else {
+        c->misses++;
+        bool seq = p == 0 || (ra->has_prev && (p == ra->prev || p == ra->prev + 1));
+        if (ra_max && (seq || q - p > ra_max)) {
+            /* page_cache_sync_ra(): a sequential start (or a request larger
+             * than the window) opens a new window with an async tail. */
+            uint64_t req = q - p, size = init_size(req, ra_max);
+            if (size < req)
+                size = req;
+            ra->start = p;
+            ra->size = size;
+            ra->async = size > req ? size - req : size;
+            ra->valid = 1;
+            fetch(m, k, p, p + size, c);
+        } else {
+            /* A standalone random read: just its pages, state untouched. */
+            fetch(m, k, p, q, c);
+        }
+    }
+    if (ra_max && ra->valid) {
+        /* The read touched the PG_readahead marker: the next window goes out
+         * asynchronously (page_cache_async_ra). */
+        uint64_t mark = ra->start + ra->size - ra->async;
+        if (mark >= p && mark < q) {
+            ra->start += ra->size;
+            ra->size = next_size(ra->size, ra_max);
+            ra->async = ra->size;
+            fetch(m, k, ra->start, ra->start + ra->size, c);
+        }
+    }
+    ra->prev = q - 1;
+    ra->has_prev = 1;
+    if (drop_behind)
+        drop(m, k, p, pos + len);
+}
+
+static bool any_fetched(const struct ioh__models *m, uint32_t k, uint64_t lo, uint64_t hi)
+{
+    const struct ioh_bitgroup *g = &m->bits;
+    uint64_t u = ioh_bits_hi_unit(g, hi);
+    return ioh_bits_first_set(g, k, ioh_bits_lo_unit(g, lo), u) < u;
+}
+
+/* The rest of a run in closed form, when the model is in a steady state
+ * that the per-read replay would only repeat; false if it is not:
+ *  - read-ahead at its maximum window M with the marker at the window's
+ *    start (async == size), the reads not larger than M, what lies before
+ *    the window's end fetched and what lies beyond it not: every read hits
+ *    and each marker crossing fetches the next window (one request);
+ *  - no read-ahead and nothing of the run fetched yet: one request per
+ *    read that reaches a new page, at most one per page. */
+static bool k_steady(struct ioh__models *m, uint32_t k, struct ioh__ra *ra, uint64_t ra_max,
+                     bool drop_behind, uint64_t pos, uint64_t end, uint64_t n, uint64_t r,
+                     struct ioh__counts *c)
+{
+    uint64_t p0 = pos / PG, last = (end - 1) / PG;
+    struct ioh_bitgroup *g = &m->bits;
+    if (ra_max == 0) {
+        if (any_fetched(m, k, pos, end))
+            return false;
+        uint64_t pages = last - p0 + 1, miss = n < pages ? n : pages;
+        c->misses += miss;
+        c->hits += n - miss;
+        c->requests += miss;
+        uint64_t added = ioh_bits_set(g, k, ioh_bits_lo_unit(g, p0 * PG),
+                                      ioh_bits_hi_unit(g, (last + 1) * PG));
+        c->fetched += added << g->shift;
+        ra->prev = last;
+        ra->has_prev = 1;
+        return true;
+    }
+    if (!ra->valid || ra->size != ra_max || ra->async != ra->size || r > ra_max * PG)
+        return false;
+    uint64_t mark = ra->start, wend = ra->start + ra->size;
+    if (mark < p0 || mark > last)
+        return false;
+    uint64_t lim = page_ceil(m->limit);
+    uint64_t trig = (last - mark) / ra_max + 1;        /* markers the run crosses */
+    uint64_t fend = mark + (trig + 1) * ra_max;        /* fetched up to, after them */
+    if (fend > lim)
+        fend = lim;
+    if (!have(m, k, pos, wend * PG < end ? wend * PG : end) ||
+        (fend > wend && any_fetched(m, k, wend * PG, fend * PG)))
+        return false;
+    /* Windows that start below the file's end are requests. */
+    uint64_t reqs = 0;
+    if (lim > mark + ra_max) {
+        reqs = (lim - mark - 1) / ra_max;
+        if (reqs > trig)
+            reqs = trig;
+    }
+    if (fend > wend) {
+        uint64_t added = ioh_bits_set(g, k, ioh_bits_lo_unit(g, wend * PG),
+                                      ioh_bits_hi_unit(g, fend * PG));
+        c->fetched += added << g->shift;
+    }
+    c->requests += reqs;
+    c->hits += n;
+    ra->start = mark + trig * ra_max;
+    ra->prev = last;
+    ra->has_prev = 1;
+    if (drop_behind)
+        drop(m, k, p0, end);
+    return true;
+}
+
+/* n consecutive reads of about equal size covering [off, end). Reads that
+ * lie wholly in fetched pages before the read-ahead marker are hits that
+ * change nothing, so they are counted in one step. */
+static void k_run(struct ioh__models *m, uint32_t k, struct ioh__ra *ra, uint64_t ra_max, bool drop_behind,
+                  uint64_t off, uint64_t end, uint64_t n, struct ioh__counts *c)
+{
+    if (n == 1) {
+        k_read(m, k, ra, ra_max, drop_behind, off, end - off, c);
+        return;
+    }
+    uint64_t r = (end - off) / n, pos = off;
+    if (r == 0)
+        r = 1;
+    while (n) {
+        if (n > 1 && k_steady(m, k, ra, ra_max, drop_behind, pos, end, n, r, c))
+            return;
+        if (n > 1) {
+            uint64_t stop = first_missing(m, k, pos, end);
+            if (ra_max && ra->valid) {
+                uint64_t mark = (ra->start + ra->size - ra->async) * PG;
+                if (mark >= pos && mark < stop)
+                    stop = mark;
+            }
+            if (stop >= pos + r) {
+                uint64_t kk = (stop - pos) / r;
+                if (kk > n - 1)
+                    kk = n - 1;
+                uint64_t npos = pos + kk * r;
+                c->hits += kk;
+                ra->prev = (npos - 1) / PG;
+                ra->has_prev = 1;
+                if (drop_behind)
+                    drop(m, k, pos / PG, npos);
+                pos = npos;
+                n -= kk;
+            }
+        }
+        uint64_t len = n == 1 ? end - pos : r;
+        k_read(m, k, ra, ra_max, drop_behind, pos, len, c);
+        pos += len;
+        n--;
+    }
+}
+
+/* ---- prefetchers -------------------------------------------------------- */
+
+/* Look-ahead (seed 001's "look ahead"): after each read ending at e, make
+ * sure [e, e + D) is fetched, topping up in one request when less than D/2
+ * remains; a jump restarts it at the new position. */
+static void topup(struct ioh__models *m, uint32_t k, uint64_t *ahead, uint64_t d, uint64_t e,
+                  struct ioh__counts *c)
+{
+    if (*ahead < e || *ahead > e + d)
+        *ahead = e;
+    if (*ahead - e < d / 2) {
+        fetch(m, k, *ahead / PG, page_ceil(e + d), c);
+        *ahead = e + d;
+    }
+}
+
+static void p_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
+                  uint64_t ra_max, uint64_t off, uint64_t end, uint64_t n)
+{
+    struct ioh__counts *c = &m->c[k];
+    uint64_t d = g_prefetch[idx];
+    uint64_t r = (end - off) / n;
+    if (r == 0)
+        r = 1;
+    /* Top up at least every D/2 bytes of a long run, as the real thing would. */
+    uint64_t per = d / 2 / r;
+    if (per == 0)
+        per = 1;
+    uint64_t pos = off;
+    if (n > per && r <= d / 2) {
+        /* After the first read the look-ahead stays at least D/2 ahead of
+         * reads no larger than D/2: all hit, and the tops-up fetch what
+         * lies between the old look-ahead and D past the run, in requests
+         * of about D/2. The read-ahead finds those pages fetched. */
+        uint64_t e1 = pos + r;
+        k_run(m, k, &s->ra[k], ra_max, false, pos, e1, 1, c);
+        topup(m, k, &s->ahead[idx], d, e1, c);
+        uint64_t a = s->ahead[idx] < e1 ? e1 : s->ahead[idx];
+        struct ioh_bitgroup *g = &m->bits;
+        uint64_t lim = page_ceil(m->limit) * PG, hi = end + d < lim ? end + d : lim;
+        if (hi > a) {
+            uint64_t added = ioh_bits_set(g, k, ioh_bits_lo_unit(g, a / PG * PG),
+                                          ioh_bits_hi_unit(g, page_ceil(hi) * PG))
+                             << g->shift;
+            c->fetched += added;
+            c->requests += (added + d / 2 - 1) / (d / 2);
+        }
+        c->hits += n - 1;
+        s->ahead[idx] = end + d;
+        s->ra[k].prev = (end - 1) / PG;
+        s->ra[k].has_prev = 1;
+        return;
+    }
+    while (n) {
+        uint64_t nn = n < per ? n : per;
+        uint64_t e = nn == n ? end : pos + nn * r;
+        k_run(m, k, &s->ra[k], ra_max, false, pos, e, nn, c);
+        topup(m, k, &s->ahead[idx], d, e, c);
+        pos = e;
+        n -= nn;
+    }
+}
+
+/* Sliding window (seed 001's third flavour): keep the window of W bytes
+ * around the mean offset of recent reads fetched, in steps of S; it follows
+ * the mean as it drifts. The mean is an exponential average (1/8 per read). */
+static void w_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
+                  uint64_t ra_max, uint64_t off, uint64_t end, uint64_t n)
+{
+    struct ioh__counts *c = &m->c[k];
+    uint64_t w = g_window[idx];
+    uint64_t step = w / 16;
+    if (step > MIB)
+        step = MIB;
+    k_run(m, k, &s->ra[k], ra_max, false, off, end, n, c);
+
+    int64_t mid = (int64_t)(off / 2 + end / 2);
+    if (!m->started) {
+        m->centre[0] = m->centre[1] = mid;
+    } else if (n == 1) {
+        m->centre[idx] += (mid - m->centre[idx]) / 8;
+    } else {
+        /* n reads at about the same place: weight 1 - (7/8)^n. */
+        double keep = 1.0;
+        for (uint64_t i = 0; i < n && keep > 1e-4; i++)
+            keep *= 7.0 / 8.0;
+        m->centre[idx] += (int64_t)((double)(mid - m->centre[idx]) * (1.0 - keep));
+    }
+    int64_t lo_s = m->centre[idx] - (int64_t)(w / 2);
+    uint64_t lo = lo_s > 0 ? (uint64_t)lo_s / step * step : 0;
+    uint64_t hi = lo + w;
+    uint64_t lim = page_ceil(m->limit) * PG;
+    if (hi > lim)
+        hi = lim;
+    if (lo == m->held_lo[idx] && hi == m->held_hi[idx])
+        return;
+    /* Fetch what entered the window, a step per request; what left it stays
+     * in the page cache (no eviction is modelled). */
+    uint64_t plo = m->held_lo[idx], phi = m->held_hi[idx];
+    uint64_t pieces[2][2] = {{lo, hi}, {0, 0}};
+    if (plo < phi && plo < hi && lo < phi) {
+        pieces[0][1] = lo < plo ? plo : lo;        /* below the old window */
+        pieces[1][0] = phi > lo ? phi : lo;        /* above it */
+        pieces[1][1] = hi;
+    }
+    struct ioh_bitgroup *g = &m->bits;
+    for (int i = 0; i < 2; i++) {
+        if (pieces[i][0] >= pieces[i][1])
+            continue;
+        uint64_t added = ioh_bits_set(g, k, ioh_bits_lo_unit(g, pieces[i][0]),
+                                      ioh_bits_hi_unit(g, page_ceil(pieces[i][1]) * PG))
+                         << g->shift;
+        c->fetched += added;
+        c->requests += (added + step - 1) / step;
+    }
+    m->held_lo[idx] = lo;
+    m->held_hi[idx] = hi;
+}
+
+/* ---- coalescing block cache --------------------------------------------- */
+
+static bool lru_has(struct ioh__lru *l, uint64_t b)
+{
+    for (uint32_t i = 0; i < l->n; i++)
+        if (l->blk[i] == b) {
+            memmove(l->blk + 1, l->blk, i * sizeof *l->blk);
+            l->blk[0] = b;
+            return true;
+        }
+    return false;
+}
+
+static void lru_put(struct ioh__lru *l, uint64_t b)
+{
+    uint32_t n = l->n < IOH_COALESCE_BLOCKS ? l->n : IOH_COALESCE_BLOCKS - 1;
+    memmove(l->blk + 1, l->blk, n * sizeof *l->blk);
+    l->blk[0] = b;
+    l->n = n + 1;
+}
+
+/* A per-descriptor cache of IOH_COALESCE_BLOCKS aligned blocks of B bytes:
+ * a small read is served from it, or fetched as whole blocks with one pread
+ * each (through the default read-ahead); reads of B or more pass through. */
+static void c_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
+                  uint64_t ra_max, uint64_t off, uint64_t end, uint64_t n)
+{
+    struct ioh__counts *c = &m->c[k];
+    uint64_t bsz = g_block[idx];
+    if ((end - off) / n >= bsz) {
+        c->syscalls += n;
+        k_run(m, k, &s->ra[k], ra_max, false, off, end, n, c);
+        return;
+    }
+    struct ioh__lru *l = &s->lru[idx];
+    uint64_t b0 = off / bsz, b1 = (end - 1) / bsz, fetches = 0, waits = 0;
+    uint64_t lim = m->limit > end ? m->limit : end;
+    for (uint64_t b = b0; b <= b1;) {
+        if (lru_has(l, b)) {
+            b++;
+            continue;
+        }
+        /* The uncached blocks from b: usually all the rest of the run. */
+        uint64_t e = b1;
+        for (uint32_t i = 0; i < l->n; i++)
+            if (l->blk[i] > b && l->blk[i] <= e)
+                e = l->blk[i] - 1;
+        uint64_t hi = (e + 1) * bsz < lim ? (e + 1) * bsz : lim;
+        struct ioh__counts t = {0};
+        k_run(m, k, &s->ra[k], ra_max, false, b * bsz, hi, e - b + 1, &t);
+        c->requests += t.requests;
+        c->fetched += t.fetched;
+        waits += t.misses;
+        fetches += e - b + 1;
+        for (uint64_t x = e + 1 - b > IOH_COALESCE_BLOCKS ? e + 1 - IOH_COALESCE_BLOCKS : b; x <= e; x++)
+            lru_put(l, x);
+        b = e + 1;
+    }
+    c->syscalls += fetches;
+    if (waits > n)
+        waits = n;
+    c->misses += waits;
+    c->hits += n - waits;
+}
+
+/* ---- the group ---------------------------------------------------------- */
+
+void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint64_t file_size)
+{
+    memset(m, 0, sizeof *m);
+    m->p = p;
+    ioh_bits_init(&m->bits, IOH_AN_MODELS, 12, MODEL_CAP_BITS);
+    m->limit = file_size;
+    if (file_size)
+        ioh_bits_reserve(&m->bits, file_size);
+}
+
+void ioh__models_free(struct ioh__models *m)
+{
+    ioh_bits_free(&m->bits);
+}
+
+void ioh__models_set_size(struct ioh__models *m, uint64_t size)
+{
+    if (size > m->limit) {
+        m->limit = size;
+        ioh_bits_reserve(&m->bits, size);
+    }
+}
+
+void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
+                     uint64_t end, uint64_t n)
+{
+    if (end > m->limit) {
+        m->limit = end;
+        ioh_bits_reserve(&m->bits, end);
+    }
+    uint64_t ra = m->p->ra_bytes / PG;
+    struct ioh_bitgroup *g = &m->bits;
+    ioh_bits_set(g, USED, ioh_bits_lo_unit(g, off), ioh_bits_hi_unit(g, end));
+    for (uint32_t k = 0; k < IOH_AN_MODELS; k++) {
+        m->c[k].reads += n;
+        m->c[k].syscalls += n;
+    }
+    k_run(m, IOH_AN_M_DEFAULT, &s->ra[IOH_AN_M_DEFAULT], ra, false, off, end, n,
+          &m->c[IOH_AN_M_DEFAULT]);
+    k_run(m, IOH_AN_M_SEQUENTIAL, &s->ra[IOH_AN_M_SEQUENTIAL], 2 * ra, false, off, end, n,
+          &m->c[IOH_AN_M_SEQUENTIAL]);
+    k_run(m, IOH_AN_M_RANDOM, &s->ra[IOH_AN_M_RANDOM], 0, false, off, end, n,
+          &m->c[IOH_AN_M_RANDOM]);
+    k_run(m, IOH_AN_M_NOREUSE, &s->ra[IOH_AN_M_NOREUSE], ra, true, off, end, n,
+          &m->c[IOH_AN_M_NOREUSE]);
+    p_run(m, IOH_AN_M_PREFETCH_2M, s, 0, 2 * ra, off, end, n);
+    p_run(m, IOH_AN_M_PREFETCH_16M, s, 1, 2 * ra, off, end, n);
+    w_run(m, IOH_AN_M_WINDOW_4M, s, 0, ra, off, end, n);
+    w_run(m, IOH_AN_M_WINDOW_32M, s, 1, ra, off, end, n);
+    m->started = true;
+    m->c[IOH_AN_M_COALESCE_64K].syscalls -= n;
+    m->c[IOH_AN_M_COALESCE_512K].syscalls -= n;
+    c_run(m, IOH_AN_M_COALESCE_64K, s, 0, ra, off, end, n);
+    c_run(m, IOH_AN_M_COALESCE_512K, s, 1, ra, off, end, n);
+}
+
+static void cost(const struct ioh_an_params *p, struct ioh_an_effect *e)
+{
+    uint64_t overlapped = e->requests > e->misses ? e->requests - e->misses : 0;
+    e->cost_ns = (double)e->misses * p->latency_ns + (double)overlapped * p->request_ns +
+                 (double)e->fetched / p->bandwidth * 1e9 + (double)e->syscalls * p->syscall_ns;
+    e->hit_rate = e->reads ? (double)e->hits / (double)e->reads : 0.0;
+}
+
+void ioh__models_effects(struct ioh__models *m, uint64_t file_size,
+                         struct ioh_an_effect out[IOH_AN_MODELS])
+{
+    struct ioh_bitgroup *g = &m->bits;
+    for (uint32_t k = 0; k < IOH_AN_MODELS; k++) {
+        struct ioh_an_effect *e = &out[k];
+        const struct ioh__counts *c = &m->c[k];
+        memset(e, 0, sizeof *e);
+        snprintf(e->policy, sizeof e->policy, "%s", g_policy[k]);
+        e->valid = true;
+        e->reads = c->reads;
+        e->hits = c->hits;
+        e->misses = c->misses;
+        e->requests = c->requests;
+        e->syscalls = c->syscalls;
+        e->fetched = c->fetched;
+        if (k == IOH_AN_M_WILLNEED)
+            continue;
+        uint64_t unused = k == IOH_AN_M_NOREUSE ? ioh_bits_count(g, k) : ioh_bits_count_andnot(g, k, USED);
+        e->unused = unused << g->shift;
+        if (e->unused > e->fetched)
+            e->unused = e->fetched;
+        cost(m->p, e);
+    }
+
+    /* WILLNEED of the whole file at open: every read but the first finds its
+     * pages (the first waits for the fetch it started); requests are the
+     * kernel's 2 MiB chunks. Only for files of known size that fit. */
+    struct ioh_an_effect *e = &out[IOH_AN_M_WILLNEED];
+    uint64_t reads = m->c[IOH_AN_M_DEFAULT].reads;
+    if (!file_size || file_size > m->p->willneed_max || !reads) {
+        e->valid = false;
+        cost(m->p, e);
+        return;
+    }
+    uint64_t units = ioh_bits_hi_unit(g, file_size);
+    uint64_t used_in = 0;
+    for (uint64_t u = 0; u < units && u < g->nwords * 64; u++)
+        used_in += ioh_bits_test(g, USED, u);
+    uint64_t used_all = ioh_bits_count(g, USED);
+    e->reads = reads;
+    e->misses = 1 + (used_all - used_in);     /* reads past the size wait too */
+    if (e->misses > reads)
+        e->misses = reads;
+    e->hits = reads - e->misses;
+    e->requests = (file_size + WILLNEED_CHUNK - 1) / WILLNEED_CHUNK + (used_all - used_in);
+    e->syscalls = reads + 1;
+    e->fetched = page_ceil(file_size) * PG + ((used_all - used_in) << g->shift);
+    e->unused = (units - used_in) << g->shift;
+    if (e->unused > e->fetched)
+        e->unused = e->fetched;
+    cost(m->p, e);
+}
+
+/* ---- the choice --------------------------------------------------------- */
+
+static void pct(char *buf, size_t len, double x)
+{
+    snprintf(buf, len, "%.1f%%", 100.0 * x);
+}
+
+/* The reason line; vsnprintf because a cut reason is fine. */
+static void say(struct ioh_an_recommendation *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(struct ioh_an_recommendation *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+    va_end(ap);
+}
+
+static void reason(const struct ioh_an_file *f, struct ioh_an_recommendation *r)
+{
+    const struct ioh_an_effect *b = &r->baseline, *e = &r->predicted;
+    char s1[32], s2[32], s3[32];
+    switch (r->model) {
+    case IOH_AN_M_DEFAULT:
+        if (b->reads == 0)
+            say(r, "no reads to replay");
+        else if (b->hit_rate >= 0.95)
+            say(r,
+                     "the kernel's read-ahead already serves %.1f%% of reads", 100 * b->hit_rate);
+        else
+            say(r,
+                     "no candidate policy cuts the estimated time by 10%%");
+        break;
+    case IOH_AN_M_SEQUENTIAL:
+        say(r,
+                 "a doubled read-ahead window serves the same reads in fewer, larger requests");
+        break;
+    case IOH_AN_M_RANDOM:
+        ioh__size_text(b->unused, s1, sizeof s1);
+        say(r,
+                 "read-ahead fetches %s B that no read uses; without it only the pages read are fetched",
+                 s1);
+        break;
+    case IOH_AN_M_WILLNEED:
+        pct(s1, sizeof s1, f->size > 0 ? (double)f->footprint / (double)f->size : 0);
+        say(r,
+                 "%s of the file is read; fetching it all at first use leaves 1 read waiting "
+                 "instead of %" PRIu64, s1, b->misses);
+        break;
+    case IOH_AN_M_PREFETCH_2M:
+    case IOH_AN_M_PREFETCH_16M:
+        ioh__size_text(r->prefetch, s1, sizeof s1);
+        say(r,
+                 "reads move forward; keeping %s ahead fetched makes %" PRIu64
+                 " of the %" PRIu64 " waiting reads hits", s1,
+                 b->misses > e->misses ? b->misses - e->misses : 0, b->misses);
+        break;
+    case IOH_AN_M_WINDOW_4M:
+    case IOH_AN_M_WINDOW_32M:
+        ioh__size_text(r->window, s1, sizeof s1);
+        snprintf(s2, sizeof s2, "%.0f", f->window_median ? (double)f->window_median : 0.0);
+        pct(s3, sizeof s3, e->hit_rate);
+        say(r,
+                 "reads hop inside a window (median %s B) that drifts; a sliding %s window serves %s",
+                 s2, s1, s3);
+        break;
+    case IOH_AN_M_COALESCE_64K:
+    case IOH_AN_M_COALESCE_512K:
+        ioh__size_text(r->coalesce, s1, sizeof s1);
+        say(r,
+                 "small reads: a %s block cache turns %" PRIu64 " read calls into %" PRIu64, s1,
+                 b->syscalls, e->syscalls);
+        break;
+    default:
+        r->reason[0] = '\0';
+    }
+}
+
+/* The policies made for a class (docs/policies.md, auto's table), used only
+ * to break near-ties between model predictions. */
+static bool in_family(enum ioh_cls_class c, enum ioh_an_model k)
+{
+    switch (c) {
+    case IOH_CLS_SEQUENTIAL:
+        return k == IOH_AN_M_SEQUENTIAL || k == IOH_AN_M_PREFETCH_2M ||
+               k == IOH_AN_M_PREFETCH_16M || k == IOH_AN_M_COALESCE_64K ||
+               k == IOH_AN_M_COALESCE_512K;
+    case IOH_CLS_STRIDED:
+        return k == IOH_AN_M_PREFETCH_2M || k == IOH_AN_M_PREFETCH_16M ||
+               k == IOH_AN_M_COALESCE_64K || k == IOH_AN_M_COALESCE_512K;
+    case IOH_CLS_WINDOWED:
+        return k == IOH_AN_M_WINDOW_4M || k == IOH_AN_M_WINDOW_32M;
+    case IOH_CLS_SPARSE:
+        return k == IOH_AN_M_RANDOM;
+    case IOH_CLS_REVERSE:
+        return k == IOH_AN_M_WILLNEED || k == IOH_AN_M_WINDOW_4M || k == IOH_AN_M_WINDOW_32M;
+    case IOH_CLS_REREAD:
+        return k == IOH_AN_M_WILLNEED || k == IOH_AN_M_COALESCE_64K ||
+               k == IOH_AN_M_COALESCE_512K;
+    default:
+        return false;
+    }
+}
+
+/* The cheapest candidate (of the class's family only, if family), in enum
+ * order, which lists the lighter policies first: a later one must predict 2%
+ * less to win, so that near-equal models do not flip on noise. DEFAULT when
+ * none qualifies. */
+static enum ioh_an_model cheapest(const struct ioh_an_file *f, bool family)
+{
+    enum ioh_an_model best = IOH_AN_M_DEFAULT;
+    double best_cost = family ? -1 : f->effects[IOH_AN_M_DEFAULT].cost_ns;
+    for (uint32_t k = 1; k < IOH_AN_MODELS; k++) {
+        const struct ioh_an_effect *e = &f->effects[k];
+        /* noreuse never saves time; it is only ever added. */
+        if (!e->valid || k == IOH_AN_M_NOREUSE || (family && !in_family(f->cls, (enum ioh_an_model)k)))
+            continue;
+        if (best_cost < 0 || e->cost_ns < 0.98 * best_cost) {
+            best_cost = e->cost_ns;
+            best = (enum ioh_an_model)k;
+        }
+    }
+    return best;
+}
+
+void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
+{
+    struct ioh_an_recommendation *r = &f->rec;
+    memset(r, 0, sizeof *r);
+    r->baseline = f->effects[IOH_AN_M_DEFAULT];
+    double base = r->baseline.cost_ns;
+    enum ioh_an_model best = cheapest(f, false);
+    /* Near-equal predictions: the policy made for the file's class wins
+     * when its model predicts within 10% of the cheapest. */
+    enum ioh_an_model fam = cheapest(f, true);
+    if (fam != IOH_AN_M_DEFAULT && f->effects[fam].cost_ns <= 1.1 * f->effects[best].cost_ns)
+        best = fam;
+    double best_cost = f->effects[best].cost_ns;
+    /* A policy must earn its keep: 10% of the estimated time and 100 us. */
+    if (best != IOH_AN_M_DEFAULT && (best_cost > 0.9 * base || base - best_cost < 100e3))
+        best = IOH_AN_M_DEFAULT;
+    r->model = best;
+    r->predicted = f->effects[best];
+    switch (best) {
+    case IOH_AN_M_SEQUENTIAL: r->hint = IOH_AN_HINT_SEQUENTIAL; break;
+    case IOH_AN_M_RANDOM: r->hint = IOH_AN_HINT_RANDOM; break;
+    case IOH_AN_M_WILLNEED: r->hint = IOH_AN_HINT_WILLNEED; break;
+    case IOH_AN_M_PREFETCH_2M:
+    case IOH_AN_M_PREFETCH_16M:
+        r->hint = IOH_AN_HINT_SEQUENTIAL;
+        r->prefetch = g_prefetch[best - IOH_AN_M_PREFETCH_2M];
+        break;
+    case IOH_AN_M_WINDOW_4M:
+    case IOH_AN_M_WINDOW_32M:
+        r->window = g_window[best - IOH_AN_M_WINDOW_4M];
+        break;
+    case IOH_AN_M_COALESCE_64K:
+    case IOH_AN_M_COALESCE_512K:
+        r->coalesce = g_block[best - IOH_AN_M_COALESCE_64K];
+        break;
+    default:
+        break;
+    }
+    snprintf(r->policy, sizeof r->policy, "%s", g_policy[best]);
+
+    /* Drop-behind for big files read once, when its model shows no read
+     * waiting more than as is: it frees the page cache for others. */
+    const struct ioh_an_effect *nr = &f->effects[IOH_AN_M_NOREUSE];
+    bool kernel_only = best == IOH_AN_M_DEFAULT || best == IOH_AN_M_SEQUENTIAL ||
+                       best == IOH_AN_M_PREFETCH_2M || best == IOH_AN_M_PREFETCH_16M;
+    if (kernel_only && f->footprint >= p->noreuse_min && f->reread_ratio < 0.01 &&
+        nr->misses <= r->baseline.misses && f->m.reads > 0) {
+        r->noreuse = true;
+        if (best == IOH_AN_M_DEFAULT) {
+            r->hint = IOH_AN_HINT_NOREUSE;
+            snprintf(r->policy, sizeof r->policy, "noreuse");
+        } else {
+            size_t n = strlen(r->policy);
+            snprintf(r->policy + n, sizeof r->policy - n, ",noreuse");
+        }
+    }
+    r->requests_saved = (int64_t)r->baseline.requests - (int64_t)r->predicted.requests;
+    r->syscalls_saved = (int64_t)r->baseline.syscalls - (int64_t)r->predicted.syscalls;
+    r->speedup = r->predicted.cost_ns > 0 ? r->baseline.cost_ns / r->predicted.cost_ns : 1.0;
+    reason(f, r);
+    if (r->noreuse && best != IOH_AN_M_DEFAULT) {
+        size_t n = strlen(r->reason);
+        snprintf(r->reason + n, sizeof r->reason - n, "; read once: drop behind");
+    } else if (r->noreuse) {
+        say(r,
+                 "read once and large: dropping pages behind the reads frees the cache at no cost");
+    }
+}

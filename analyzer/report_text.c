@@ -1,0 +1,335 @@
+/* report_text.c - the terse human report of `iohint analyze`.
+ *
+ * A run summary, the processes (the busiest when there are many), then the
+ * files most important first (analysis.h: bytes + 4 KiB per read), each a
+ * small block of labelled lines, one claim with its evidence per line,
+ * ending with the recommended policy and its predicted effect. The layout is
+ * described in docs/analyze.md ("Text report"); golden tests pin it.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "recommend.h"
+
+#define SHOW_PROCESSES 8
+
+/* "9,472" */
+static const char *num(char *buf, size_t len, uint64_t v)
+{
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%" PRIu64, v);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 1 < len; i++) {
+        if (i && (n - i) % 3 == 0 && o + 2 < len)
+            buf[o++] = ',';
+        buf[o++] = tmp[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* "74.0 MiB", "512 B" */
+static const char *bytes(char *buf, size_t len, uint64_t v)
+{
+    static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double x = (double)v;
+    int i = 0;
+    while (x >= 1024 && i < 5) {
+        x /= 1024;
+        i++;
+    }
+    if (i == 0)
+        snprintf(buf, len, "%" PRIu64 " B", v);
+    else
+        snprintf(buf, len, "%.1f %s", x, u[i]);
+    return buf;
+}
+
+/* Signed sizes for strides: "-8 KiB", "+10 KiB" */
+static const char *sbytes(char *buf, size_t len, int64_t v)
+{
+    char b[24];
+    bytes(b, sizeof b, v < 0 ? (uint64_t)-v : (uint64_t)v);
+    snprintf(buf, len, "%s%s", v < 0 ? "-" : "+", b);
+    return buf;
+}
+
+static const char *secs(char *buf, size_t len, uint64_t ns)
+{
+    double s = (double)ns / 1e9;
+    if (s >= 100)
+        snprintf(buf, len, "%.0f s", s);
+    else if (s >= 1)
+        snprintf(buf, len, "%.2f s", s);
+    else if (s >= 1e-3)
+        snprintf(buf, len, "%.1f ms", s * 1e3);
+    else
+        snprintf(buf, len, "%.1f us", s * 1e6);
+    return buf;
+}
+
+static double share(uint64_t a, uint64_t b)
+{
+    return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static void print_process(FILE *o, const struct ioh_analysis *an, const struct ioh_an_process *p)
+{
+    char b1[32], b2[32], b3[32];
+    fprintf(o, "  pid %-7d", p->pid);
+    int w = 0;
+    for (uint32_t i = 0; i < p->argc && w < 60; i++)
+        w += fprintf(o, "%s%.*s", i ? " " : "", 60 - w, p->argv[i]);
+    if (p->argc == 0)
+        w += fprintf(o, "%.60s", p->exe);
+    fprintf(o, "%*s  %s, %s reads, %s%s%s\n", w < 40 ? 40 - w : 0, "",
+            secs(b1, sizeof b1, p->end_ns - p->start_ns), num(b2, sizeof b2, p->reads),
+            bytes(b3, sizeof b3, p->bytes), p->finished ? "" : ", did not finish",
+            p->trace_flags & IOH_HDR_TRUNCATED ? ", TRUNCATED" : "");
+    (void)an;
+}
+
+static const char *top_size_text(char *buf, size_t len, const struct ioh_an_file *f)
+{
+    if (!f->ntop_sizes || !f->m.reads) {
+        snprintf(buf, len, "-");
+        return buf;
+    }
+    char b[32];
+    size_t o = 0;
+    for (uint32_t i = 0; i < f->ntop_sizes && i < 3; i++) {
+        double s = share(f->top_sizes[i].count, f->m.reads);
+        if (i && s < 5)
+            break;
+        int n = snprintf(buf + o, len - o, "%s%s %.0f%%", i ? ", " : "",
+                         bytes(b, sizeof b, (uint64_t)f->top_sizes[i].value), s);
+        if (n < 0 || (size_t)n >= len - o)
+            break;
+        o += (size_t)n;
+    }
+    return buf;
+}
+
+/* The class line: the main phase's evidence, one claim. */
+static void print_class(FILE *o, const struct ioh_an_file *f)
+{
+    const struct ioh_cls_result *d = &f->detail;
+    char b1[32], b2[32], b3[32];
+    uint64_t steps = f->m.consecutive + f->m.forward + f->m.backward + f->m.overlap;
+    fprintf(o, "  %-11s  confidence %.2f: ", ioh_cls_name(f->cls), f->confidence);
+    switch (f->cls) {
+    case IOH_CLS_SEQUENTIAL:
+        fprintf(o, "%.1f%% of steps continue where the last read ended", 100 * d->frac_sequential);
+        if (d->streams > 1)
+            fprintf(o, " (%u interleaved streams)", d->streams);
+        break;
+    case IOH_CLS_REVERSE:
+        fprintf(o, "%.1f%% of steps go backward", 100 * d->frac_reverse);
+        if (d->stride)
+            fprintf(o, ", stride %s", sbytes(b1, sizeof b1, d->stride));
+        break;
+    case IOH_CLS_STRIDED:
+        fprintf(o, "stride %s in %.1f%% of steps, requests %s", sbytes(b1, sizeof b1, d->stride),
+                100 * d->frac_stride, bytes(b2, sizeof b2, d->request_size));
+        break;
+    case IOH_CLS_WINDOWED:
+        fprintf(o, "90%% of each %u reads within %s (%.1f%% of the file), drifting %s per read, %s order",
+                d->window_reads, bytes(b1, sizeof b1, d->window), 100 * d->window_ratio,
+                sbytes(b2, sizeof b2, (int64_t)d->drift_per_read), ioh_cls_order_name(d->order));
+        break;
+    case IOH_CLS_SPARSE:
+        fprintf(o, "%s order, reads cover %.2f%% of their span, 90%% window %s (%.0f%% of the file)",
+                ioh_cls_order_name(d->order), 100 * d->density, bytes(b1, sizeof b1, d->window),
+                100 * d->window_ratio);
+        break;
+    case IOH_CLS_REREAD:
+        fprintf(o, "%.1f%% of reads re-read recent bytes, hot set %s", 100 * d->frac_reread,
+                bytes(b1, sizeof b1, d->hot_bytes));
+        break;
+    default:
+        fprintf(o, "too few reads to classify");
+        break;
+    }
+    if (f->small)
+        fprintf(o, " [small: %.0f%% of requests < %s]", 100 * d->frac_small,
+                bytes(b3, sizeof b3, 16384));
+    fputc('\n', o);
+    if (steps)
+        fprintf(o, "  %-11s  %.1f%% consecutive, %.1f%% forward jumps, %.1f%% backward, "
+                   "%.1f%% overlapping; sizes %s\n",
+                "steps", share(f->m.consecutive, steps), share(f->m.forward, steps),
+                share(f->m.backward, steps), share(f->m.overlap, steps),
+                top_size_text(b3, sizeof b3, f));
+}
+
+static void print_site(FILE *o, const struct ioh_analysis *an, uint32_t site)
+{
+    if (site == IOH_AN_NO_SITE || site >= an->nsites || !an->sites[site].nframes) {
+        fprintf(o, "(unknown)");
+        return;
+    }
+    const struct ioh_an_site *s = &an->sites[site];
+    /* The first frame outside libc and the shim is the useful one; show
+     * frame 0 and, when it has no symbol, its caller too. */
+    for (uint32_t i = 0; i < s->nframes && i < 2; i++) {
+        const struct ioh_an_frame *fr = &s->frames[i];
+        const char *mod = strrchr(fr->module, '/');
+        mod = mod ? mod + 1 : fr->module;
+        fprintf(o, "%s%s+0x%" PRIx64, i ? " <- " : "", *mod ? mod : "?", fr->module_offset);
+        if (*fr->symbol) {
+            fprintf(o, " (%s+0x%x)", fr->symbol, fr->symbol_offset);
+            break;
+        }
+    }
+}
+
+static void print_effect_line(FILE *o, const struct ioh_an_recommendation *r)
+{
+    const struct ioh_an_effect *b = &r->baseline, *p = &r->predicted;
+    char b1[32], b2[32], b3[32], b4[32];
+    fprintf(o, "  %-11s  %s", "policy", r->policy);
+    if (r->model == IOH_AN_M_DEFAULT) {
+        fprintf(o, " (as is: hit rate %.1f%%, %s requests, %s fetched unused)\n",
+                100 * b->hit_rate, num(b1, sizeof b1, b->requests),
+                bytes(b2, sizeof b2, b->unused));
+        return;
+    }
+    fprintf(o, ": hit rate %.1f%% -> %.1f%%, requests %s -> %s", 100 * b->hit_rate,
+            100 * p->hit_rate, num(b1, sizeof b1, b->requests), num(b2, sizeof b2, p->requests));
+    if (b->syscalls != p->syscalls)
+        fprintf(o, ", read calls %s -> %s", num(b3, sizeof b3, b->syscalls),
+                num(b4, sizeof b4, p->syscalls));
+    fprintf(o, ", fetched unused %s -> %s, ~%.1fx\n", bytes(b3, sizeof b3, b->unused),
+            bytes(b4, sizeof b4, p->unused), r->speedup);
+}
+
+static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_an_file *f,
+                       size_t rank)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    fprintf(o, "\n%zu. %s\n", rank + 1, f->path);
+    fprintf(o, "  %-11s  %s reads, %s read", "read", num(b1, sizeof b1, f->m.reads),
+            bytes(b2, sizeof b2, f->m.bytes));
+    if (f->size > 0)
+        fprintf(o, " of a %s file", bytes(b3, sizeof b3, (uint64_t)f->size));
+    fprintf(o, " by %u process%s, %u stream%s", f->processes, f->processes == 1 ? "" : "es",
+            f->nstreams, f->nstreams == 1 ? "" : "s");
+    if (f->m.eofs || f->m.errors)
+        fprintf(o, "; %s EOF, %s failed", num(b3, sizeof b3, f->m.eofs),
+                num(b4, sizeof b4, f->m.errors));
+    fputc('\n', o);
+    print_class(o, f);
+    fprintf(o, "  %-11s  %s distinct", "footprint", bytes(b1, sizeof b1, f->footprint));
+    if (f->size > 0)
+        fprintf(o, " (%.1f%% of the file)", share(f->footprint, (uint64_t)f->size));
+    fprintf(o, ", %.1f%% of bytes re-read\n", 100 * f->reread_ratio);
+    if (f->nphases > 1) {
+        fprintf(o, "  %-11s  %u:", "phases", f->nphases);
+        for (uint32_t i = 0; i < f->nphases && i < 4; i++) {
+            const struct ioh_cls_phase *ph = &f->phases[i];
+            fprintf(o, "%s %s (%s reads, %s-%s)", i ? " ->" : "", ioh_cls_name(ph->cls),
+                    num(b1, sizeof b1, ph->reads), secs(b2, sizeof b2, ph->t_start - an->t0),
+                    secs(b3, sizeof b3, ph->t_end - an->t0));
+        }
+        if (f->nphases > 4)
+            fprintf(o, " -> ...");
+        fputc('\n', o);
+    }
+    if (f->window_samples && (f->cls == IOH_CLS_WINDOWED || f->cls == IOH_CLS_SPARSE))
+        fprintf(o, "  %-11s  median %s, p90 %s, max %s over %u samples; drift %s per read\n",
+                "window", bytes(b1, sizeof b1, f->window_median),
+                bytes(b2, sizeof b2, f->window_p90), bytes(b3, sizeof b3, f->window_max),
+                f->window_samples, sbytes(b4, sizeof b4, (int64_t)f->drift_per_read));
+    fprintf(o, "  %-11s  %s inside reads, %s between\n", "time",
+            secs(b1, sizeof b1, f->m.busy_ns), secs(b2, sizeof b2, f->m.idle_ns));
+    if (f->nsites) {
+        fprintf(o, "  %-11s  ", "call site");
+        print_site(o, an, f->sites[0].site);
+        fprintf(o, ": %.0f%% of bytes", share(f->sites[0].bytes, f->m.bytes));
+        if (f->nsites > 1)
+            fprintf(o, " (%u sites)", f->nsites);
+        fputc('\n', o);
+        uint32_t r0 = f->top_by_reads[0];
+        if (r0 != 0 && f->sites[r0].reads > f->sites[0].reads) {
+            fprintf(o, "  %-11s  ", "");
+            print_site(o, an, f->sites[r0].site);
+            fprintf(o, ": %.0f%% of reads\n", share(f->sites[r0].reads, f->m.reads));
+        }
+    }
+    if (f->advice_mask) {
+        static const char *const adv[] = {"normal", "random", "sequential", "willneed",
+                                           "dontneed", "noreuse"};
+        fprintf(o, "  %-11s  the program calls fadvise:", "own hints");
+        for (uint32_t i = 0; i < 6; i++)
+            if (f->advice_mask & (1u << i))
+                fprintf(o, " %s", adv[i]);
+        fputc('\n', o);
+    }
+    if (f->mmaps)
+        fprintf(o, "  %-11s  also mapped %s times (%s); page faults are not traced\n", "mmap",
+                num(b1, sizeof b1, f->mmaps), bytes(b2, sizeof b2, f->mapped_bytes));
+    print_effect_line(o, &f->rec);
+    if (f->rec.reason[0])
+        fprintf(o, "  %-11s  %s\n", "why", f->rec.reason);
+}
+
+int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts *opts, FILE *o)
+{
+    char b1[32], b2[32], b3[32];
+    uint32_t read_files = 0, shown_max = 0, hidden = 0;
+    for (uint32_t i = 0; i < an->nfiles; i++)
+        if (an->files[i].m.reads)
+            read_files++;
+    fprintf(o, "iohint analyze: %u process%s, %u file%s read, %s reads, %s in %s\n",
+            an->nprocesses, an->nprocesses == 1 ? "" : "es", read_files,
+            read_files == 1 ? "" : "s", num(b1, sizeof b1, an->reads),
+            bytes(b2, sizeof b2, an->bytes), secs(b3, sizeof b3, an->t1 - an->t0));
+
+    /* The busiest processes by bytes read, in trace order. */
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < an->nprocesses; i++) {
+        const struct ioh_an_process *p = &an->processes[i];
+        uint32_t better = 0;
+        for (uint32_t j = 0; j < an->nprocesses && better < SHOW_PROCESSES; j++)
+            if (an->processes[j].bytes > p->bytes ||
+                (an->processes[j].bytes == p->bytes && j < i))
+                better++;
+        if (better < SHOW_PROCESSES) {
+            print_process(o, an, p);
+            shown++;
+        }
+    }
+    if (shown < an->nprocesses)
+        fprintf(o, "  ... and %u more processes\n", an->nprocesses - shown);
+    for (uint32_t i = 0; i < an->nprocesses; i++)
+        if (an->processes[i].dropped_events)
+            fprintf(o, "  note: pid %d lost %s events (trace size bound)\n", an->processes[i].pid,
+                    num(b1, sizeof b1, an->processes[i].dropped_events));
+
+    shown_max = opts && opts->top ? opts->top : UINT32_MAX;
+    uint32_t n = 0;
+    for (size_t rank = 0;; rank++) {
+        const struct ioh_an_file *f = ioh_analysis_file_ranked(an, rank);
+        if (!f)
+            break;
+        if (!f->m.reads)
+            continue;
+        if (!f->significant && !(opts && opts->all)) {
+            hidden++;
+            continue;
+        }
+        if (n >= shown_max) {
+            hidden++;
+            continue;
+        }
+        print_file(o, an, f, n++);
+    }
+    if (n == 0)
+        fprintf(o, "\nno file was read with an offset (nothing to classify)\n");
+    if (hidden)
+        fprintf(o, "\n%u more file%s read (fewer than %u reads, or past --top): --all, --top N\n",
+                hidden, hidden == 1 ? "" : "s", an->params.cls.min_reads);
+    return ferror(o) ? -5 : 0;
+}
