@@ -484,13 +484,23 @@ IOH_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
     return do_readv(fd, iov, cnt, CALLER());
 }
 
+/* preadv(2) has no "current offset": -1 is EINVAL there (the kernel checks
+ * it before the descriptor); only preadv2 reads at the offset with -1. */
 IOH_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 {
+    if (off == -1) {
+        errno = EINVAL;
+        return -1;
+    }
     return do_preadv(fd, iov, cnt, off, 0, CALLER());
 }
 
 IOH_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
+    if (off == -1) {
+        errno = EINVAL;
+        return -1;
+    }
     return do_preadv(fd, iov, cnt, off, 0, CALLER());
 }
 
