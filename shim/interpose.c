@@ -532,7 +532,7 @@ static off64_t lazy_lseek(int fd, struct ioh_ofd *o, off64_t off, int whence, in
             to = off;
         } else if (whence == SEEK_CUR) {
             if (__builtin_add_overflow(pos, off, &to)) {
-                *err = EOVERFLOW;
+                *err = EINVAL;       /* the kernel's sum wraps negative: EINVAL */
                 return -1;
             }
         } else {
@@ -549,6 +549,13 @@ static off64_t lazy_lseek(int fd, struct ioh_ofd *o, off64_t off, int whence, in
         if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END &&
             whence != SEEK_DATA && whence != SEEK_HOLE) {
             *err = EINVAL;
+            return -1;
+        }
+        /* Past 4 GiB only the kernel knows the filesystem's limit (EINVAL
+         * beyond 16 TiB on ext4, 4 GiB on vfat): let it check. */
+        if ((whence == SEEK_SET || whence == SEEK_CUR) && to > 0xffffffffLL &&
+            real_lseek(fd, to, SEEK_SET) < 0) {
+            *err = errno;
             return -1;
         }
         if (atomic_compare_exchange_strong_explicit(&o->offset, &pos, to, memory_order_acq_rel,
