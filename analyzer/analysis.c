@@ -640,8 +640,11 @@ static void throughput_add(struct ioh_an_file *f, uint64_t t, uint64_t bytes)
     f->tp_reads[i]++;
 }
 
-/* Halve a file's sample: keep every other point. */
-static void points_halve(struct ioh_analysis *an, struct ioh_an_file *f)
+/* Halve a file's sample: keep every other point. Points sit at read numbers
+ * that are multiples of the stride; the next one is the first multiple of
+ * the doubled stride at or after read number `next` (the read being
+ * considered, or the next to come). */
+static void points_halve(struct ioh_analysis *an, struct ioh_an_file *f, uint64_t next)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < f->npoints; i += 2)
@@ -649,7 +652,7 @@ static void points_halve(struct ioh_analysis *an, struct ioh_an_file *f)
     an->state->points_total -= f->npoints - n;
     f->npoints = n;
     f->point_stride *= 2;
-    uint64_t s = f->point_stride, next = f->m.reads;
+    uint64_t s = f->point_stride;
     f->state->next_point = (next + s - 1) / s * s;
 }
 
@@ -659,7 +662,7 @@ static void point_add(struct ioh_analysis *an, struct ioh_an_file *f, const stru
     struct ioh__analysis_state *st = an->state;
     if (f->npoints == fs->points_cap) {
         if (fs->points_cap >= an->params.max_points) {
-            points_halve(an, f);
+            points_halve(an, f, f->m.reads - 1);
             if (f->m.reads - 1 != fs->next_point)
                 return;
         } else {
@@ -679,7 +682,7 @@ static void point_add(struct ioh_analysis *an, struct ioh_an_file *f, const stru
         for (uint32_t i = 0; i < an->nfiles; i++)
             if (an->files[i].npoints > big->npoints && an->files[i].state)
                 big = &an->files[i];
-        points_halve(an, big);
+        points_halve(an, big, big == f ? f->m.reads - 1 : big->m.reads);
         if (big == f && f->m.reads - 1 != fs->next_point)
             return;
     }
@@ -1037,6 +1040,14 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
                 return;
             data_read(an, p, s, f, ps, e);
         } else {
+            if (e->ret > 0) {
+                /* Bytes the program got, without an offset (a pipe). */
+                p->reads++;
+                p->bytes += (uint64_t)e->ret;
+                p->busy_ns += ioh_dur_decode(e->dur);
+                an->reads++;
+                an->bytes += (uint64_t)e->ret;
+            }
             other_read(s, f, e, has_off);
         }
         return;

@@ -95,7 +95,8 @@ struct ioh_an_process {
     uint32_t trace_flags;       /* IOH_HDR_* */
     uint64_t dropped_events;    /* events the writer could not record */
     uint64_t events;            /* events in the trace */
-    uint64_t reads, bytes;      /* data reads and their bytes, all files */
+    uint64_t reads, bytes;      /* data events that returned bytes (with an offset
+                                   or not: pipes too) and those bytes, all files */
     uint64_t busy_ns;           /* time inside those reads */
     uint32_t streams;           /* streams opened */
     char    *warnings;          /* reader warnings (damaged or cut trace), NULL if none */
@@ -304,7 +305,7 @@ struct ioh_analysis {
     uint64_t t0, t1;            /* earliest process start, latest event or end */
     uint64_t events;            /* records fed */
     uint64_t data_events;       /* events of class DATA */
-    uint64_t reads, bytes;      /* reads and their bytes over all files */
+    uint64_t reads, bytes;      /* as ioh_an_process.reads, bytes: all processes */
 
     uint32_t nprocesses, nfiles, nstreams, nsites;
     struct ioh_an_process *processes;

@@ -181,8 +181,12 @@ int ioh_cmd_analyze(int argc, char **argv)
     }
     for (uint32_t i = 0; i < an->nprocesses; i++) {
         const struct ioh_an_process *p = &an->processes[i];
-        if (p->warnings)
-            fprintf(stderr, "iohint analyze: warning: %s", p->warnings);
+        for (const char *w = p->warnings; w && *w;) {
+            const char *nl = strchr(w, '\n');
+            int len = nl ? (int)(nl - w) : (int)strlen(w);
+            fprintf(stderr, "iohint analyze: warning: %.*s\n", len, w);
+            w += len + (nl != NULL);
+        }
         if (p->trace_flags & IOH_HDR_TRUNCATED)
             fprintf(stderr, "iohint analyze: warning: %s: the trace was cut at its size bound; "
                             "%" PRIu64 " events were not recorded\n", p->trace, p->dropped_events);

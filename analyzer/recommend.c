@@ -659,10 +659,13 @@ static void reason(const struct ioh_an_file *f, struct ioh_an_recommendation *r)
     case IOH_AN_M_PREFETCH_2M:
     case IOH_AN_M_PREFETCH_16M:
         ioh__size_text(r->prefetch, s1, sizeof s1);
-        say(r,
-                 "reads move forward; keeping %s ahead fetched makes %" PRIu64
-                 " of the %" PRIu64 " waiting reads hits", s1,
-                 b->misses > e->misses ? b->misses - e->misses : 0, b->misses);
+        if (b->misses > e->misses + b->misses / 10)
+            say(r, "reads move forward; keeping %s ahead fetched makes %" PRIu64
+                   " of the %" PRIu64 " waiting reads hits", s1, b->misses - e->misses,
+                b->misses);
+        else
+            say(r, "reads move forward; a %s look-ahead fetches them in %" PRIu64
+                   " requests instead of %" PRIu64, s1, e->requests, b->requests);
         break;
     case IOH_AN_M_WINDOW_4M:
     case IOH_AN_M_WINDOW_32M:

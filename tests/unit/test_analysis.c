@@ -1,0 +1,774 @@
+/* Unit tests for analyzer/analysis.c, recommend.c, multireader.c and
+ * bitmap.h: synthetic traces in the real format (synth_trace.c) go through
+ * the same path as `iohint analyze`, and the model's measures, classes,
+ * phases, streams and policy predictions are checked against what the
+ * pattern must give. Malformed traces must give errors or warnings, never
+ * crashes. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "bitmap.h"
+#include "multireader.h"
+#include "recommend.h"
+#include "synth_trace.h"
+
+#define KIB 1024ull
+#define MIB (1024ull * KIB)
+#define GIB (1024ull * MIB)
+#define T0 1000000000ull
+
+static char g_dir[64];
+
+static void rm_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char p[512];
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+    closedir(d);
+    rmdir(dir);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "/tmp/ioh-test-analysis.XXXXXX");
+    return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rm_dir(g_dir);
+    return 0;
+}
+
+static const char *tpath(const char *name)
+{
+    static char buf[8][256];
+    static int i;
+    char *b = buf[i++ % 8];
+    snprintf(b, 256, "%s/%s", g_dir, name);
+    return b;
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+static struct ioh_synth *open_proc(const char *name, int32_t pid, int32_t ppid, uint64_t start)
+{
+    const char *argv[] = {"prog", name};
+    struct ioh_synth_proc p = {.pid = pid, .ppid = ppid, .exe = "/usr/bin/prog", .argv = argv,
+                               .argc = 2, .host = "h", .cwd = "/", .start_mono = start,
+                               .start_real = 1700000000000000000ull + start};
+    struct ioh_synth *w = ioh_synth_create(tpath(name), &p);
+    assert_non_null(w);
+    return w;
+}
+
+/* A pattern: the i-th read's offset and length. */
+typedef void (*pattern_fn)(uint64_t i, uint64_t *off, uint64_t *len, void *arg);
+
+/* One process reading one file of `size` bytes n times through pattern fn. */
+static void write_one(const char *name, int64_t size, uint64_t n, pattern_fn fn, void *arg)
+{
+    struct ioh_synth *w = open_proc(name, 10, 1, T0);
+    uint64_t t = T0 + 100;
+    assert_int_equal(ioh_synth_path(w, 1, 1, t, 8, 42, size, "/data/f"), 0);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t off, len;
+        fn(i, &off, &len, arg);
+        t += 1000;
+        assert_int_equal(ioh_synth_read(w, 1, t, 1, 3, (int64_t)off, len, (int64_t)len, 500, 0), 0);
+    }
+    assert_int_equal(ioh_synth_finish(w, t + 1000), 0);
+}
+
+static struct ioh_analysis *analyze(const char *const *paths, size_t n,
+                                    const struct ioh_an_params *p)
+{
+    struct ioh_multireader *mr;
+    char err[512];
+    int rc = ioh_multireader_open(paths, n, &mr, err, sizeof err);
+    if (rc < 0)
+        fail_msg("%s", err);
+    struct ioh_analysis *an = ioh_analysis_new(p);
+    assert_non_null(an);
+    for (size_t i = 0; i < ioh_multireader_count(mr); i++)
+        assert_true(ioh_analysis_process(an, ioh_multireader_reader(mr, i)) >= 0);
+    uint32_t src;
+    struct ioh_record rec;
+    while (ioh_multireader_next(mr, &src, &rec))
+        ioh_analysis_feed(an, src, &rec);
+    assert_int_equal(ioh_analysis_finish(an), 0);
+    ioh_multireader_close(mr);
+    return an;
+}
+
+static struct ioh_analysis *analyze1(const char *name)
+{
+    const char *p[] = {tpath(name)};
+    return analyze(p, 1, NULL);
+}
+
+static const struct ioh_an_file *file_named(const struct ioh_analysis *an, const char *path)
+{
+    for (uint32_t i = 0; i < an->nfiles; i++)
+        if (!strcmp(an->files[i].path, path))
+            return &an->files[i];
+    fail_msg("no file %s", path);
+    return NULL;
+}
+
+/* ---- patterns ----------------------------------------------------------- */
+
+static void p_seq(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
+{
+    uint64_t sz = *(uint64_t *)arg;
+    *off = i * sz;
+    *len = sz;
+}
+
+static void p_reverse(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
+{
+    uint64_t size = *(uint64_t *)arg;
+    *len = 8 * KIB;
+    *off = size - (i + 1) * 8 * KIB;
+}
+
+static void p_strided(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
+{
+    (void)arg;
+    *off = i * 10 * KIB;
+    *len = 1 * KIB;
+}
+
+static void p_windowed(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
+{
+    uint64_t *x = arg;
+    *off = i * 20000 + rnd(x) % 20000000u;
+    *len = 1400;
+}
+
+static void p_sparse(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
+{
+    uint64_t *x = arg;
+    (void)i;
+    *off = rnd(x) % (16 * GIB / (4 * KIB)) * 4 * KIB;
+    *len = 4 * KIB;
+}
+
+static void p_hot(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
+{
+    uint64_t *x = arg;
+    (void)i;
+    *off = rnd(x) % 32 * 4 * KIB;
+    *len = 4 * KIB;
+}
+
+static void p_header_body(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
+{
+    uint64_t *x = arg;
+    if (i < 64) {
+        *off = rnd(x) % (128 * MIB / KIB) * KIB;
+        *len = 512;
+    } else {
+        *off = 128 * MIB + (i - 64) * 64 * KIB;
+        *len = 64 * KIB;
+    }
+}
+
+/* ---- the model ---------------------------------------------------------- */
+
+static void test_sequential(void **state)
+{
+    (void)state;
+    uint64_t sz = 128 * KIB;
+    write_one("seq.iohtrace", 64 * MIB, 512, p_seq, &sz);
+    struct ioh_analysis *an = analyze1("seq.iohtrace");
+    assert_int_equal(an->nprocesses, 1);
+    assert_int_equal(an->nfiles, 1);
+    assert_int_equal(an->nstreams, 1);
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_non_null(f);
+    assert_null(ioh_analysis_file_ranked(an, 1));
+    assert_string_equal(f->path, "/data/f");
+    assert_int_equal(f->m.reads, 512);
+    assert_int_equal(f->m.bytes, 64 * MIB);
+    assert_int_equal(f->footprint, 64 * MIB);
+    assert_true(f->reread_ratio < 1e-9);
+    assert_int_equal(f->m.consecutive, 511);
+    assert_int_equal(f->m.forward + f->m.backward + f->m.overlap, 0);
+    assert_int_equal(f->cls, IOH_CLS_SEQUENTIAL);
+    assert_true(f->significant);
+    assert_int_equal(f->size_hist[18], 512);             /* [128K, 256K) */
+    assert_int_equal(f->top_sizes[0].value, (int64_t)(128 * KIB));
+    assert_int_equal(f->top_sizes[0].count, 512);
+    assert_int_equal(f->top_strides[0].value, (int64_t)(128 * KIB));
+    assert_int_equal(f->seek_hist[IOH_AN_SEEK_ZERO], 511);
+    assert_int_equal(f->m.busy_ns, 512 * 500);
+    assert_int_equal(f->nphases, 1);
+    /* The kernel read-ahead serves all but the first read. */
+    const struct ioh_an_effect *d = &f->effects[IOH_AN_M_DEFAULT];
+    assert_int_equal(d->reads, 512);
+    assert_int_equal(d->misses, 1);
+    assert_int_equal(d->fetched, 64 * MIB);
+    assert_int_equal(d->unused, 0);
+    /* Without read-ahead every read waits. */
+    assert_int_equal(f->effects[IOH_AN_M_RANDOM].misses, 512);
+    assert_int_not_equal(f->rec.model, IOH_AN_M_RANDOM);
+    assert_int_equal(an->streams[0].cls, IOH_CLS_SEQUENTIAL);
+    assert_int_equal(an->streams[0].request_size, 128 * KIB);
+    assert_int_equal(an->processes[0].reads, 512);
+    ioh_analysis_free(an);
+}
+
+static void test_reverse(void **state)
+{
+    (void)state;
+    uint64_t size = 16 * MIB;
+    write_one("rev.iohtrace", (int64_t)size, 2048, p_reverse, &size);
+    struct ioh_analysis *an = analyze1("rev.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->cls, IOH_CLS_REVERSE);
+    assert_int_equal(f->m.backward, 2047);
+    /* Backward reads defeat read-ahead; fetching the small file at once wins. */
+    assert_int_equal(f->effects[IOH_AN_M_DEFAULT].misses, 2048);
+    assert_int_equal(f->rec.model, IOH_AN_M_WILLNEED);
+    assert_string_equal(f->rec.policy, "willneed");
+    assert_true(f->rec.speedup > 5);
+    ioh_analysis_free(an);
+}
+
+static void test_strided(void **state)
+{
+    (void)state;
+    write_one("strided.iohtrace", 64 * MIB, 2048, p_strided, NULL);
+    struct ioh_analysis *an = analyze1("strided.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->cls, IOH_CLS_STRIDED);
+    assert_int_equal(f->detail.stride, (int64_t)(10 * KIB));
+    assert_int_equal(f->top_strides[0].value, (int64_t)(10 * KIB));
+    assert_true(f->small);
+    /* Seed 001's "1 KB every 10 KB": streaming ahead beats a wait per read,
+     * at the price of bytes never used. */
+    assert_true(f->rec.prefetch > 0);
+    assert_true(f->rec.predicted.hit_rate > 0.99);
+    assert_true(f->rec.predicted.unused > 10 * MIB);
+    assert_true(f->rec.requests_saved > 1000);
+    ioh_analysis_free(an);
+}
+
+static void test_windowed(void **state)
+{
+    (void)state;
+    uint64_t x = 7;
+    write_one("win.iohtrace", (int64_t)GIB, 4096, p_windowed, &x);
+    struct ioh_analysis *an = analyze1("win.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->cls, IOH_CLS_WINDOWED);
+    assert_true(f->window_samples > 0);
+    assert_true(f->window_median > 10 * MIB && f->window_median < 25 * MIB);
+    assert_true(f->drift_per_read > 5000 && f->drift_per_read < 60000);
+    assert_true(f->rec.window > 0);
+    assert_true(f->rec.predicted.hit_rate > 0.9);
+    assert_true(f->effects[IOH_AN_M_DEFAULT].hit_rate < 0.2);
+    ioh_analysis_free(an);
+}
+
+static void test_sparse(void **state)
+{
+    (void)state;
+    uint64_t x = 3;
+    write_one("sparse.iohtrace", 16 * (int64_t)GIB, 2048, p_sparse, &x);
+    struct ioh_analysis *an = analyze1("sparse.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->cls, IOH_CLS_SPARSE);
+    assert_int_equal(f->detail.order, IOH_CLS_ORDER_RANDOM);
+    assert_true(f->footprint > 8 * MIB - 64 * KIB);
+    /* Prefetching around random reads only fetches bytes nobody reads. */
+    assert_true(f->effects[IOH_AN_M_PREFETCH_16M].unused > 1 * GIB);
+    assert_true(f->rec.model == IOH_AN_M_DEFAULT || f->rec.model == IOH_AN_M_RANDOM);
+    ioh_analysis_free(an);
+}
+
+static void test_reread(void **state)
+{
+    (void)state;
+    uint64_t x = 5;
+    write_one("hot.iohtrace", 8 * MIB, 2048, p_hot, &x);
+    struct ioh_analysis *an = analyze1("hot.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->cls, IOH_CLS_REREAD);
+    assert_int_equal(f->footprint, 128 * KIB);
+    assert_true(f->reread_ratio > 0.95);
+    /* Every model but the first touch of each page hits; a block cache also
+     * saves the read calls. */
+    assert_true(f->effects[IOH_AN_M_DEFAULT].misses <= 32);
+    assert_true(f->rec.coalesce > 0);
+    assert_true(f->rec.syscalls_saved > 2000);
+    ioh_analysis_free(an);
+}
+
+static void test_tiny_reads(void **state)
+{
+    (void)state;
+    uint64_t sz = 100;
+    write_one("tiny.iohtrace", 1 * MIB, 4096, p_seq, &sz);
+    struct ioh_analysis *an = analyze1("tiny.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->cls, IOH_CLS_SEQUENTIAL);
+    assert_true(f->small);
+    assert_int_equal(f->footprint, 409600);      /* byte-exact for a small file */
+    assert_int_equal(f->granule, 1);
+    assert_true(f->rec.coalesce > 0);
+    const struct ioh_an_effect *c = &f->effects[IOH_AN_M_COALESCE_64K];
+    assert_int_equal(c->syscalls, 7);            /* 400 KB in 64 KiB blocks */
+    ioh_analysis_free(an);
+}
+
+static void test_phases(void **state)
+{
+    (void)state;
+    uint64_t x = 9;
+    write_one("phases.iohtrace", 256 * MIB, 1024, p_header_body, &x);
+    struct ioh_analysis *an = analyze1("phases.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_true(f->nphases >= 2);
+    assert_int_not_equal(f->phases[0].cls, IOH_CLS_SEQUENTIAL);
+    assert_int_equal(f->phases[f->nphases - 1].cls, IOH_CLS_SEQUENTIAL);
+    assert_int_equal(f->cls, IOH_CLS_SEQUENTIAL);
+    assert_int_equal(f->phases[f->main_phase].cls, IOH_CLS_SEQUENTIAL);
+    /* Every sample point carries its phase. */
+    assert_true(f->npoints > 0);
+    for (uint32_t i = 1; i < f->npoints; i++)
+        assert_true(f->points[i].phase >= f->points[i - 1].phase);
+    assert_int_equal(f->points[0].phase, 0);
+    assert_int_equal(f->points[f->npoints - 1].phase, f->nphases - 1);
+    ioh_analysis_free(an);
+}
+
+static void test_eof_errors_nooffset(void **state)
+{
+    (void)state;
+    struct ioh_synth *w = open_proc("eof.iohtrace", 11, 1, T0);
+    assert_int_equal(ioh_synth_path(w, 1, 1, T0 + 1, 8, 43, 8192, "/data/small"), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 2, T0 + 2, 9, 1, 0, "pipe:[77]"), 0);
+    for (int i = 0; i < 2; i++)
+        ioh_synth_read(w, 1, T0 + 10 + (uint64_t)i, 1, 3, i * 4096, 4096, 4096, 100, 0);
+    ioh_synth_read(w, 1, T0 + 20, 1, 3, 8192, 4096, 0, 100, 0);              /* EOF */
+    ioh_synth_read(w, 1, T0 + 21, 1, 3, 8192, 4096, -EIO, 100, 0);           /* error */
+    ioh_synth_read(w, 1, T0 + 22, 2, 0, -1, 4096, 100, 100, 0);              /* a pipe */
+    ioh_synth_read(w, 1, T0 + 23, 99, 7, 0, 4096, 4096, 100, 0);             /* unknown id */
+    assert_int_equal(ioh_synth_finish(w, 0), 0);
+    struct ioh_analysis *an = analyze1("eof.iohtrace");
+    const struct ioh_an_file *f = file_named(an, "/data/small");
+    assert_int_equal(f->m.reads, 2);
+    assert_int_equal(f->m.bytes, 8192);
+    assert_int_equal(f->m.eofs, 1);
+    assert_int_equal(f->m.errors, 1);
+    assert_int_equal(f->cls, IOH_CLS_UNKNOWN);
+    assert_false(f->significant);
+    const struct ioh_an_file *p = file_named(an, "pipe:[77]");
+    assert_int_equal(p->m.reads, 0);
+    assert_int_equal(p->m.no_offset, 1);
+    assert_false(an->processes[0].finished);
+    assert_int_equal(an->processes[0].end_ns, T0 + 23);
+    /* The unknown file id still counts for the process. */
+    assert_int_equal(an->processes[0].reads, 4);
+    ioh_analysis_free(an);
+}
+
+/* Two processes (parent and child) read one file (also by a second name),
+ * interleaved; each also reads its own. */
+static void test_many_traces(void **state)
+{
+    (void)state;
+    mkdir(tpath("multi"), 0755);
+    struct ioh_synth *a = open_proc("multi/a.iohtrace", 200, 1, T0);
+    struct ioh_synth *b = open_proc("multi/b.iohtrace", 201, 200, T0 + 500);
+    assert_int_equal(ioh_synth_path(a, 1, 1, T0 + 10, 8, 100, 64 * (int64_t)MIB, "/data/shared"), 0);
+    assert_int_equal(ioh_synth_path(b, 1, 1, T0 + 600, 8, 100, 64 * (int64_t)MIB, "/data/link"), 0);
+    assert_int_equal(ioh_synth_path(b, 1, 2, T0 + 610, 8, 101, 1 * (int64_t)MIB, "/data/own"), 0);
+    uint64_t t = T0 + 1000;
+    for (uint64_t i = 0; i < 256; i++) {
+        /* Both read the shared file sequentially, a 32 MiB apart. */
+        ioh_synth_read(a, 1, t, 1, 3, (int64_t)(i * 64 * KIB), 64 * KIB, 64 * KIB, 100, 0);
+        ioh_synth_read(b, 1, t + 10, 1, 3, (int64_t)(32 * MIB + i * 64 * KIB), 64 * KIB, 64 * KIB, 100, 0);
+        if (i < 16)
+            ioh_synth_read(b, 1, t + 20, 2, 4, (int64_t)(i * 4 * KIB), 4 * KIB, 4 * KIB, 100, 0);
+        t += 100;
+    }
+    ioh_synth_close(a, 1, t, 1, 3);
+    assert_int_equal(ioh_synth_finish(a, t + 10), 0);
+    assert_int_equal(ioh_synth_finish(b, t + 20), 0);
+
+    /* The directory, and one of its traces named again: read once. */
+    const char *dir[] = {tpath("multi"), tpath("multi/b.iohtrace")};
+    struct ioh_analysis *an = analyze(dir, 2, NULL);
+    assert_int_equal(an->nprocesses, 2);
+    assert_int_equal(an->t0, T0);
+    assert_int_equal(an->processes[1].parent, 0);
+    assert_int_equal(an->processes[0].parent, -1);
+    assert_int_equal(an->nfiles, 2);          /* /data/link is /data/shared */
+    const struct ioh_an_file *f = file_named(an, "/data/shared");
+    assert_int_equal(f->processes, 2);
+    assert_int_equal(f->nstreams, 2);
+    assert_int_equal(f->m.reads, 512);
+    assert_int_equal(f->footprint, 32 * MIB);
+    /* Steps are counted per stream: both streams are purely consecutive. */
+    assert_int_equal(f->m.consecutive, 510);
+    for (uint32_t i = 0; i < f->nstreams; i++) {
+        const struct ioh_an_stream *s = &an->streams[f->streams[i]];
+        assert_int_equal(s->m.reads, 256);
+        assert_int_equal(s->cls, IOH_CLS_SEQUENTIAL);
+    }
+    const struct ioh_an_stream *s0 = &an->streams[f->streams[0]];
+    assert_true(s0->close_t > 0);
+    assert_int_equal(ioh_analysis_file_ranked(an, 0), f);
+    ioh_analysis_free(an);
+    unlink(tpath("multi/a.iohtrace"));
+    unlink(tpath("multi/b.iohtrace"));
+    rmdir(tpath("multi"));
+}
+
+/* Points stay bounded and evenly spread whatever the number of reads. */
+static void test_points_bounded(void **state)
+{
+    (void)state;
+    uint64_t sz = 4 * KIB;
+    write_one("many.iohtrace", 1ll << 40, 300000, p_seq, &sz);
+    struct ioh_an_params p;
+    ioh_an_params_default(&p);
+    p.max_points = 1000;
+    const char *paths[] = {tpath("many.iohtrace")};
+    struct ioh_analysis *an = analyze(paths, 1, &p);
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_true(f->npoints <= 1000);
+    assert_true(f->npoints >= 500);
+    assert_true(f->point_stride >= 300);
+    for (uint32_t i = 1; i < f->npoints; i++)
+        assert_int_equal(f->points[i].index - f->points[i - 1].index, f->point_stride);
+    /* The throughput buckets hold every byte. */
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < IOH_AN_TIME_BUCKETS; i++)
+        sum += f->tp_bytes[i];
+    assert_int_equal(sum, f->m.bytes);
+    ioh_analysis_free(an);
+    unlink(paths[0]);
+}
+
+/* The closed-form replay of a run equals replaying its reads one by one. */
+static void test_runs_match_reads(void **state)
+{
+    (void)state;
+    struct ioh_an_params p;
+    ioh_an_params_default(&p);
+    static const uint64_t sizes[] = {100, 4096, 6000, 65536, 131072, 1 << 20};
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        uint64_t r = sizes[si], n = 3000, fsize = 4 * GIB;
+        struct ioh__models a, b;
+        struct ioh__model_stream sa, sb;
+        memset(&sa, 0, sizeof sa);
+        memset(&sb, 0, sizeof sb);
+        ioh__models_init(&a, &p, fsize);
+        ioh__models_init(&b, &p, fsize);
+        ioh__models_run(&a, &sa, 0, r * n, n);
+        for (uint64_t i = 0; i < n; i++)
+            ioh__models_run(&b, &sb, i * r, (i + 1) * r, 1);
+        static const int kernel[] = {IOH_AN_M_DEFAULT, IOH_AN_M_SEQUENTIAL, IOH_AN_M_RANDOM,
+                                     IOH_AN_M_NOREUSE};
+        for (size_t j = 0; j < 4; j++) {
+            int k = kernel[j];
+            if (a.c[k].hits != b.c[k].hits || a.c[k].misses != b.c[k].misses ||
+                a.c[k].requests != b.c[k].requests || a.c[k].fetched != b.c[k].fetched)
+                fail_msg("model %d, reads of %llu: run %llu/%llu/%llu/%llu, reads %llu/%llu/%llu/%llu",
+                         k, (unsigned long long)r, (unsigned long long)a.c[k].hits,
+                         (unsigned long long)a.c[k].misses, (unsigned long long)a.c[k].requests,
+                         (unsigned long long)a.c[k].fetched, (unsigned long long)b.c[k].hits,
+                         (unsigned long long)b.c[k].misses, (unsigned long long)b.c[k].requests,
+                         (unsigned long long)b.c[k].fetched);
+        }
+        ioh__models_free(&a);
+        ioh__models_free(&b);
+    }
+}
+
+/* The read-ahead model against the kernel's numbers for a simple stream. */
+static void test_readahead_model(void **state)
+{
+    (void)state;
+    struct ioh_an_params p;
+    ioh_an_params_default(&p);
+    struct ioh__models m;
+    struct ioh__model_stream s;
+    memset(&s, 0, sizeof s);
+    ioh__models_init(&m, &p, 1 * MIB);
+    /* 4 KiB reads from 0: windows of 4, 8, 16, 32, 32... pages (128 KiB max),
+     * as get_init_ra_size() and get_next_ra_size() grow them. */
+    for (uint64_t i = 0; i < 256; i++)
+        ioh__models_run(&m, &s, i * 4096, (i + 1) * 4096, 1);
+    const struct ioh__counts *d = &m.c[IOH_AN_M_DEFAULT];
+    assert_int_equal(d->misses, 1);
+    assert_int_equal(d->hits, 255);
+    assert_int_equal(d->fetched, 1 * MIB);
+    /* [0,4) [4,12) [12,28) [28,60), then 32 pages each up to 256: 4 + 7. */
+    assert_int_equal(d->requests, 11);
+    const struct ioh__counts *q = &m.c[IOH_AN_M_SEQUENTIAL];
+    assert_true(q->requests < d->requests);
+    assert_int_equal(m.c[IOH_AN_M_RANDOM].misses, 256);
+    struct ioh_an_effect e[IOH_AN_MODELS];
+    ioh__models_effects(&m, 1 * MIB, e);
+    assert_int_equal(e[IOH_AN_M_DEFAULT].unused, 0);
+    assert_true(e[IOH_AN_M_WILLNEED].valid);
+    assert_int_equal(e[IOH_AN_M_WILLNEED].misses, 1);
+    ioh__models_free(&m);
+
+    /* Unknown size: no WILLNEED prediction. */
+    ioh__models_init(&m, &p, 0);
+    memset(&s, 0, sizeof s);
+    ioh__models_run(&m, &s, 0, 4096, 1);
+    ioh__models_effects(&m, 0, e);
+    assert_false(e[IOH_AN_M_WILLNEED].valid);
+    ioh__models_free(&m);
+}
+
+static void test_size_text(void **state)
+{
+    (void)state;
+    char b[32];
+    ioh__size_text(64 * KIB, b, sizeof b);
+    assert_string_equal(b, "64K");
+    ioh__size_text(16 * MIB, b, sizeof b);
+    assert_string_equal(b, "16M");
+    ioh__size_text(1000, b, sizeof b);
+    assert_string_equal(b, "1000");
+    assert_string_equal(ioh_an_model_policy(IOH_AN_M_PREFETCH_16M), "sequential,prefetch=16M");
+    assert_string_equal(ioh_an_model_policy(IOH_AN_M_COALESCE_64K), "coalesce=64K");
+    assert_string_equal(ioh_an_model_policy(IOH_AN_M_WINDOW_32M), "window=32M");
+}
+
+/* ---- bitmap ------------------------------------------------------------- */
+
+static void test_bitmap(void **state)
+{
+    (void)state;
+    struct ioh_bitgroup g;
+    ioh_bits_init(&g, 3, 0, 1024);
+    ioh_bits_reserve(&g, 200);
+    assert_int_equal(ioh_bits_set(&g, 1, 10, 140), 130);
+    assert_int_equal(ioh_bits_set(&g, 1, 0, 20), 10);
+    assert_int_equal(ioh_bits_count(&g, 1), 140);
+    assert_int_equal(ioh_bits_count(&g, 0), 0);
+    assert_int_equal(ioh_bits_first_clear(&g, 1, 0, 500), 140);
+    assert_int_equal(ioh_bits_first_set(&g, 1, 140, 500), 500);
+    assert_int_equal(ioh_bits_first_set(&g, 1, 0, 500), 0);
+    assert_true(ioh_bits_all(&g, 1, 5, 139));
+    assert_int_equal(ioh_bits_clear(&g, 1, 64, 128), 64);
+    assert_int_equal(ioh_bits_first_clear(&g, 1, 0, 500), 64);
+    ioh_bits_set(&g, 2, 0, 64);
+    assert_int_equal(ioh_bits_count_andnot(&g, 1, 2), 140 - 64 - 64);
+    /* Growing past the cap folds: bit i covers 2 bytes, contents OR'ed. */
+    ioh_bits_reserve(&g, 2000);
+    assert_int_equal(g.shift, 1);
+    assert_int_equal(ioh_bits_count(&g, 1), 38);     /* [0,64) and [128,140): 32 + 6 */
+    assert_true(ioh_bits_test(&g, 1, 69));
+    assert_false(ioh_bits_test(&g, 1, 70));
+    assert_int_equal(ioh_bits_count(&g, 2), 32);
+    ioh_bits_free(&g);
+}
+
+/* ---- damaged input ------------------------------------------------------ */
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, data, n), (ssize_t)n);
+    close(fd);
+}
+
+static int open_err(const char *path, char *err, size_t len)
+{
+    struct ioh_multireader *mr;
+    const char *p[] = {path};
+    int rc = ioh_multireader_open(p, 1, &mr, err, len);
+    if (rc == 0)
+        ioh_multireader_close(mr);
+    return rc;
+}
+
+static void test_bad_inputs(void **state)
+{
+    (void)state;
+    char err[512];
+    write_file(tpath("text.iohtrace"), "hello, world\n", 13);
+    assert_int_equal(open_err(tpath("text.iohtrace"), err, sizeof err), -1);
+    assert_non_null(strstr(err, "not an iohint trace"));
+    assert_non_null(strstr(err, "text.iohtrace"));
+    assert_int_equal(open_err(tpath("missing.iohtrace"), err, sizeof err), -1);
+    assert_non_null(strstr(err, "missing.iohtrace"));
+
+    /* Another version. */
+    uint64_t sz = 4096;
+    write_one("v.iohtrace", 1 * MIB, 100, p_seq, &sz);
+    int fd = open(tpath("v.iohtrace"), O_RDWR);
+    uint32_t v = 99;
+    assert_int_equal(pwrite(fd, &v, 4, offsetof(struct ioh_trace_header, version)), 4);
+    close(fd);
+    assert_int_equal(open_err(tpath("v.iohtrace"), err, sizeof err), -1);
+    assert_non_null(strstr(err, "version 99"));
+    unlink(tpath("v.iohtrace"));
+
+    /* An empty directory. */
+    char empty[300];
+    snprintf(empty, sizeof empty, "%s/empty", g_dir);
+    mkdir(empty, 0755);
+    assert_int_equal(open_err(empty, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no .iohtrace files"));
+    rmdir(empty);
+    unlink(tpath("text.iohtrace"));
+}
+
+/* A trace cut anywhere, or with bytes flipped anywhere, is analyzed (or
+ * refused) without crashing; a cut trace keeps the reads before the cut. */
+static void test_damaged(void **state)
+{
+    (void)state;
+    uint64_t sz = 4096;
+    write_one("whole.iohtrace", 64 * MIB, 5000, p_seq, &sz);
+    int fd = open(tpath("whole.iohtrace"), O_RDONLY);
+    struct stat st;
+    fstat(fd, &st);
+    size_t n = (size_t)st.st_size;
+    unsigned char *buf = malloc(n);
+    assert_int_equal(read(fd, buf, n), (ssize_t)n);
+    close(fd);
+    char err[512];
+
+    /* Cut in the middle of the second segment. */
+    size_t cut = 65536 + 65536 + 30000;
+    write_file(tpath("cut.iohtrace"), buf, cut);
+    struct ioh_analysis *an = analyze1("cut.iohtrace");
+    assert_non_null(an->processes[0].warnings);
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_true(f->m.reads > 1000 && f->m.reads < 5000);
+    assert_int_equal(f->cls, IOH_CLS_SEQUENTIAL);
+    ioh_analysis_free(an);
+
+    /* Flip bytes all over: never a crash. */
+    uint64_t x = 11;
+    for (int round = 0; round < 200; round++) {
+        unsigned char *d = malloc(n);
+        memcpy(d, buf, n);
+        for (int k = 0; k < 8; k++) {
+            size_t at = round < 100 ? rnd(&x) % 512 : 65536 + rnd(&x) % (n - 65536);
+            d[at] ^= (unsigned char)(1u << (rnd(&x) % 8));
+        }
+        write_file(tpath("flip.iohtrace"), d, n);
+        free(d);
+        if (open_err(tpath("flip.iohtrace"), err, sizeof err) == 0) {
+            an = analyze1("flip.iohtrace");
+            ioh_analysis_free(an);
+        }
+    }
+    /* Cut at many sizes, inside the header too. */
+    for (size_t c = 1; c < n; c = c * 3 / 2 + 7) {
+        write_file(tpath("cut.iohtrace"), buf, c);
+        if (open_err(tpath("cut.iohtrace"), err, sizeof err) == 0) {
+            an = analyze1("cut.iohtrace");
+            ioh_analysis_free(an);
+        } else {
+            assert_non_null(strstr(err, "cut.iohtrace"));
+        }
+    }
+    free(buf);
+    unlink(tpath("flip.iohtrace"));
+    unlink(tpath("cut.iohtrace"));
+    unlink(tpath("whole.iohtrace"));
+}
+
+/* Reports write something sane for an empty analysis and a real one. */
+static void test_reports(void **state)
+{
+    (void)state;
+    uint64_t sz = 65536;
+    write_one("rep.iohtrace", 8 * MIB, 128, p_seq, &sz);
+    struct ioh_analysis *an = analyze1("rep.iohtrace");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    struct ioh_report_opts ro = {.top = 0, .all = false};
+    assert_int_equal(ioh_report_text(an, &ro, o), 0);
+    fclose(o);
+    assert_non_null(strstr(buf, "/data/f"));
+    assert_non_null(strstr(buf, "sequential"));
+    assert_non_null(strstr(buf, "policy"));
+    free(buf);
+    o = open_memstream(&buf, &len);
+    assert_int_equal(ioh_report_json(an, &ro, o), 0);
+    fclose(o);
+    assert_non_null(strstr(buf, "\"schema\": \"iohint-analyze/1\""));
+    assert_non_null(strstr(buf, "\"class\": \"sequential\""));
+    assert_non_null(strstr(buf, "\"recommendation\": {"));
+    free(buf);
+    ioh_analysis_free(an);
+
+    an = ioh_analysis_new(NULL);
+    assert_int_equal(ioh_analysis_finish(an), 0);
+    o = open_memstream(&buf, &len);
+    assert_int_equal(ioh_report_text(an, &ro, o), 0);
+    assert_int_equal(ioh_report_json(an, &ro, o), 0);
+    fclose(o);
+    free(buf);
+    ioh_analysis_free(an);
+    unlink(tpath("rep.iohtrace"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sequential),
+        cmocka_unit_test(test_reverse),
+        cmocka_unit_test(test_strided),
+        cmocka_unit_test(test_windowed),
+        cmocka_unit_test(test_sparse),
+        cmocka_unit_test(test_reread),
+        cmocka_unit_test(test_tiny_reads),
+        cmocka_unit_test(test_phases),
+        cmocka_unit_test(test_eof_errors_nooffset),
+        cmocka_unit_test(test_many_traces),
+        cmocka_unit_test(test_points_bounded),
+        cmocka_unit_test(test_runs_match_reads),
+        cmocka_unit_test(test_readahead_model),
+        cmocka_unit_test(test_size_text),
+        cmocka_unit_test(test_bitmap),
+        cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_damaged),
+        cmocka_unit_test(test_reports),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
