@@ -9,7 +9,8 @@
 
 #define PG ((uint64_t)IOH_PAGE)
 #define MIB (1024ull * 1024)
-/* Bits per model bitmap: page granularity up to 4 GiB files. */
+/* Bits per model bitmap: page granularity up to 4 GiB files (128 KiB per
+ * bitmap, 1.4 MiB per file at most); coarser units beyond. */
 #define MODEL_CAP_BITS (1ull << 20)
 /* WILLNEED is computed after the pass from the pages used, so its bitmap
  * slot holds the pages any read used. */
@@ -82,9 +83,14 @@ static uint64_t fetch(struct ioh__models *m, uint32_t k, uint64_t plo, uint64_t 
     uint64_t added = ioh_bits_set(g, k, ioh_bits_lo_unit(g, plo * PG), ioh_bits_hi_unit(g, phi * PG));
     if (!added)
         return 0;
+    /* On huge files a unit is larger than a page: never count more bytes
+     * than the fetch asked for. */
+    uint64_t bytes = added << g->shift;
+    if (bytes > (phi - plo) * PG)
+        bytes = (phi - plo) * PG;
     c->requests++;
-    c->fetched += added << g->shift;
-    return added << g->shift;
+    c->fetched += bytes;
+    return bytes;
 }
 
 static bool have(const struct ioh__models *m, uint32_t k, uint64_t lo, uint64_t hi)
@@ -213,12 +219,14 @@ static bool k_steady(struct ioh__models *m, uint32_t k, struct ioh__ra *ra, uint
     if (ra_max == 0) {
         if (any_fetched(m, k, pos, end))
             return false;
-        uint64_t pages = last - p0 + 1, miss = n < pages ? n : pages;
+        /* In bitmap units (pages, or coarser on huge files), as the
+         * read-by-read replay counts them. */
+        uint64_t added = ioh_bits_set(g, k, ioh_bits_lo_unit(g, p0 * PG),
+                                      ioh_bits_hi_unit(g, (last + 1) * PG));
+        uint64_t miss = n < added ? n : added;
         c->misses += miss;
         c->hits += n - miss;
         c->requests += miss;
-        uint64_t added = ioh_bits_set(g, k, ioh_bits_lo_unit(g, p0 * PG),
-                                      ioh_bits_hi_unit(g, (last + 1) * PG));
         c->fetched += added << g->shift;
         ra->prev = last;
         ra->has_prev = 1;
