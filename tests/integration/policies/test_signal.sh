@@ -1,0 +1,40 @@
+#!/bin/bash
+# A SIGALRM handler (every 20 us) read()s the descriptor the main loop reads
+# (sigunion.c), under coalescing and the other policies that serve reads: no
+# hang (the run is under a time limit), and the bytes the handler and the main
+# loop got, together, are exactly the file - no byte twice, none missing - as
+# without the shim. Half the rounds also lseek(fd, 0, SEEK_CUR) from the main
+# loop, which must move nothing even when a handler read lands in between.
+source "$(dirname "$0")/../lib.sh"
+
+prog=$POLPROGS/sigunion
+f=$T/words.bin
+"$prog" --make "$f" $((4 * 1024 * 1024))
+
+one() {
+    local policy=$1 round=$2 tell=$3 out=$T/out rc=0
+    local env=()
+    if [[ $policy == plain ]]; then
+        env=()
+    elif [[ $policy == trace:* ]]; then
+        mkdir -p "$T/trace"
+        env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY="${policy#trace:}" IOHINT_TRACE_DIR="$T/trace")
+    else
+        env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY="$policy")
+    fi
+    env "${env[@]}" timeout -k 5 40 "$prog" "$f" 20 "$tell" >"$out" 2>&1 || rc=$?
+    [[ $rc -ne 124 && $rc -ne 137 ]] || fail "policy $policy round $round: hung (timeout)"
+    [[ $rc -eq 0 ]] || { show "$out"; fail "policy $policy round $round (tell=$tell): exit status $rc"; }
+    grep -q '^OK ' "$out" || { show "$out"; fail "policy $policy round $round: no OK line"; }
+    read -r _ main handler _ <"$out"
+    [[ ${handler#handler=} -gt 0 ]] || note "policy $policy round $round: the handler never got data"
+    rm -rf "$T/trace"
+    CASES=$((CASES + 1))
+}
+
+for policy in plain none coalesce coalesce=4K auto sequential,coalesce,prefetch trace:coalesce; do
+    for round in 1 2 3 4 5 6; do
+        one "$policy" "$round" $((round % 2))
+    done
+done
+done_ok
