@@ -1191,6 +1191,10 @@ IOH_EXPORT int execle(const char *path, const char *arg, ...)
 /* ------------------------------------------------------------------------ */
 /* kernel copies: reads of their source                                      */
 
+/* ... and writes of their destination: a regular file written by a kernel
+ * copy has changed like one written by write() (defined with the writes). */
+static inline void changed_fd(int fd);
+
 /* The source side of sendfile/copy_file_range/splice: an explicit offset
  * pointer leaves the descriptor's offset alone; NULL consumes it. */
 static int64_t copy_source_offset(int fd, struct ioh_ofd *o, const int64_t *before, long got,
@@ -1215,6 +1219,8 @@ IOH_EXPORT ssize_t sendfile(int out, int in, off_t *offp, size_t count)
     enter(&c);
     ssize_t r = ioh_real.sendfile(out, in, offp, count);
     int err = errno;
+    if (r > 0)
+        changed_fd(out);
     int64_t off = copy_source_offset(in, o, offp ? &before : NULL, r, &c);
     record(IOH_OP_SENDFILE, in, o, off, count, result(r, err), (uint32_t)out, &c, CALLER());
     leave();
@@ -1236,6 +1242,8 @@ IOH_EXPORT ssize_t sendfile64(int out, int in, off64_t *offp, size_t count)
     enter(&c);
     ssize_t r = ioh_real.sendfile64(out, in, offp, count);
     int err = errno;
+    if (r > 0)
+        changed_fd(out);
     int64_t off = copy_source_offset(in, o, offp ? &before : NULL, r, &c);
     record(IOH_OP_SENDFILE, in, o, off, count, result(r, err), (uint32_t)out, &c, CALLER());
     leave();
@@ -1259,6 +1267,8 @@ IOH_EXPORT ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *ou
     enter(&c);
     ssize_t r = ioh_real.copy_file_range(in, in_off, out, out_off, len, flags);
     int err = errno;
+    if (r > 0)
+        changed_fd(out);
     int64_t off = copy_source_offset(in, o, in_off ? &before : NULL, r, &c);
     record(IOH_OP_COPY_FILE_RANGE, in, o, off, len, result(r, err), (uint32_t)out, &c,
            CALLER());
@@ -1283,6 +1293,8 @@ IOH_EXPORT ssize_t splice(int in, off64_t *in_off, int out, off64_t *out_off, si
     enter(&c);
     ssize_t r = ioh_real.splice(in, in_off, out, out_off, len, flags);
     int err = errno;
+    if (r > 0)
+        changed_fd(out);
     int64_t off = copy_source_offset(in, o, in_off ? &before : NULL, r, &c);
     record(IOH_OP_SPLICE, in, o, off, len, result(r, err), (uint32_t)out, &c, CALLER());
     leave();
