@@ -313,6 +313,15 @@ static ssize_t lazy_readv(int fd, struct ioh_ofd *o, const struct iovec *iov, in
     }
 }
 
+/* A shared mapping of a regular file that can be written (now, or after an
+ * mprotect) changes the file with plain stores no wrapper sees: from the
+ * first one on, no read is served from a block (INTERPOSITION.md 7.8). */
+static _Atomic int g_shared_map;
+static inline int blocks_ok(void)
+{
+    return !atomic_load_explicit(&g_shared_map, memory_order_relaxed);
+}
+
 static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller)
 {
     if (!observe())
@@ -325,7 +334,7 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
     int err = errno;
     int64_t off;
     struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
-    if (cb && ioh_ofd_lazy(o)) {
+    if (cb && ioh_ofd_lazy(o) && blocks_ok()) {
         r = ioh_coalesce_read(cb, fd, o, buf, n, &err, &off);
         c.flags |= IOH_EV_SERVED;
         pthread_testcancel();     /* read() is a cancellation point */
@@ -355,7 +364,7 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
     ssize_t r;
     int err = errno;
     struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
-    if (cb && off >= 0) {
+    if (cb && off >= 0 && blocks_ok()) {
         r = ioh_coalesce_pread(cb, fd, buf, n, off, &err);
         c.flags |= IOH_EV_SERVED;
         pthread_testcancel();
@@ -436,7 +445,7 @@ IOH_EXPORT ssize_t read(int fd, void *buf, size_t n)
     struct ioh_coalesce *cb;
     if (__builtin_expect(!ioh_tls.internal, 1) && !ioh_trace_enabled() &&
         atomic_load_explicit(&ioh_mode, memory_order_relaxed) == IOH_MODE_ACTIVE &&
-        (o = ioh_fd_lookup(fd)) != NULL &&
+        (o = ioh_fd_lookup(fd)) != NULL && blocks_ok() &&
         (cb = atomic_load_explicit(&o->cb, memory_order_acquire)) != NULL &&
         ioh_ofd_private(o) && (++ioh_tls.served & 15) != 0) {
         ssize_t r = ioh_coalesce_read_fast(cb, o, buf, n);
@@ -1319,6 +1328,9 @@ static void *do_mmap(void *addr, size_t len, int prot, int flags, int fd, off64_
         ioh_pol_invalidate();
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(fd);
+    if (p != MAP_FAILED && (flags & MAP_SHARED) && o && o->kind == IOH_FILE_REG &&
+        ((prot & PROT_WRITE) || (ioh_raw2(SYS_fcntl, fd, F_GETFL) & O_ACCMODE) == O_RDWR))
+        atomic_store(&g_shared_map, 1);
     enter(&c);
     record(IOH_OP_MMAP, fd, o, off, len, p == MAP_FAILED ? -(int64_t)err : 0,
            (uint32_t)(prot & 0xff) | ((uint32_t)flags << 8), &c, caller);
