@@ -1216,7 +1216,9 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
             f->top_by_reads[j - 1] = t;
         }
 
-    ioh__models_effects(&fs->models, f->size > 0 ? (uint64_t)f->size : 0, f->effects);
+    ioh__models_effects(&fs->models, f->size > 0 ? (uint64_t)f->size : 0, f->footprint,
+                        f->effects);
+    f->model_sample = ioh__models_sampled(&fs->models);
     ioh__recommend(&an->params, f);
 }
 

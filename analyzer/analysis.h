@@ -260,6 +260,9 @@ struct ioh_an_file {
 
     /* Per-model predictions (ordered as enum ioh_an_model) and the choice. */
     struct ioh_an_effect effects[IOH_AN_MODELS];
+    double   model_sample;      /* share of the reads the models replayed: 1, or less
+                                   when a file with very many runs was sampled
+                                   (docs/analyze.md, "Cost") */
     struct ioh_an_recommendation rec;
 
     /* Offset against time, decimated evenly over the reads: every

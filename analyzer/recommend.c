@@ -520,8 +520,64 @@ void ioh__models_set_size(struct ioh__models *m, uint64_t size)
     }
 }
 
+static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
+                          uint64_t end, uint64_t n);
+
+static uint64_t region_hash(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+/* Close a sampling period: add its counts, scaled, to the totals. */
+static void fold_period(struct ioh__models *m)
+{
+    double scale = m->epoch_sampled ? (double)m->epoch_reads / (double)m->epoch_sampled : 0.0;
+    for (uint32_t k = 0; k < IOH_AN_MODELS; k++) {
+        const struct ioh__counts *c = &m->c[k];
+        m->acc[k][0] += (double)c->hits * scale;
+        m->acc[k][1] += (double)c->misses * scale;
+        m->acc[k][2] += (double)c->requests * scale;
+        m->acc[k][3] += (double)c->syscalls * scale;
+        m->acc[k][4] += (double)c->fetched * scale;
+        m->raw_fetched[k] += (double)c->fetched;
+    }
+    for (uint32_t k = 0; k < IOH_AN_MODELS; k++)
+        memset(&m->c[k], 0, sizeof m->c[k]);
+    m->epoch_runs = m->epoch_reads = m->epoch_sampled = 0;
+}
+
+double ioh__models_sampled(const struct ioh__models *m)
+{
+    return m->total_reads ? (double)m->sampled_reads / (double)m->total_reads : 1.0;
+}
+
 void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
                      uint64_t end, uint64_t n)
+{
+    m->total_reads += n;
+    m->epoch_reads += n;
+    if (m->sample_shift &&
+        (region_hash(off >> IOH_MODEL_REGION_SHIFT) & ((1ull << m->sample_shift) - 1)))
+        return;
+    m->sampled_reads += n;
+    m->epoch_sampled += n;
+    if (++m->epoch_runs >= IOH_MODEL_BUDGET && m->sample_shift < IOH_MODEL_MAX_SAMPLE_SHIFT) {
+        /* This run still belongs to the closing period. */
+        m->epoch_runs = 0;
+        models_replay(m, s, off, end, n);
+        fold_period(m);
+        m->sample_shift++;
+        return;
+    }
+    models_replay(m, s, off, end, n);
+}
+
+static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
+                          uint64_t end, uint64_t n)
 {
     if (end > m->limit) {
         m->limit = end;
@@ -561,26 +617,41 @@ static void cost(const struct ioh_an_params *p, struct ioh_an_effect *e)
     e->hit_rate = e->reads ? (double)e->hits / (double)e->reads : 0.0;
 }
 
-void ioh__models_effects(struct ioh__models *m, uint64_t file_size,
+static uint64_t rnd(double x)
+{
+    return x > 0 ? (uint64_t)(x + 0.5) : 0;
+}
+
+void ioh__models_effects(struct ioh__models *m, uint64_t file_size, uint64_t footprint,
                          struct ioh_an_effect out[IOH_AN_MODELS])
 {
     struct ioh_bitgroup *g = &m->bits;
+    bool sampled = m->sample_shift > 0;
+    fold_period(m);
     for (uint32_t k = 0; k < IOH_AN_MODELS; k++) {
         struct ioh_an_effect *e = &out[k];
-        const struct ioh__counts *c = &m->c[k];
         memset(e, 0, sizeof *e);
         snprintf(e->policy, sizeof e->policy, "%s", g_policy[k]);
         e->valid = true;
-        e->reads = c->reads;
-        e->hits = c->hits;
-        e->misses = c->misses;
-        e->requests = c->requests;
-        e->syscalls = c->syscalls;
-        e->fetched = c->fetched;
+        e->reads = m->total_reads;
         if (k == IOH_AN_M_WILLNEED)
             continue;
+        e->hits = rnd(m->acc[k][0]);
+        e->misses = rnd(m->acc[k][1]);
+        /* Rounding of scaled counts must not make more outcomes than reads. */
+        if (e->hits + e->misses != e->reads) {
+            if (e->hits > e->reads)
+                e->hits = e->reads;
+            e->misses = e->reads - e->hits;
+        }
+        e->requests = rnd(m->acc[k][2]);
+        e->syscalls = rnd(m->acc[k][3]);
+        e->fetched = rnd(m->acc[k][4]);
         uint64_t unused = k == IOH_AN_M_NOREUSE ? ioh_bits_count(g, k) : ioh_bits_count_andnot(g, k, USED);
-        e->unused = unused << g->shift;
+        double u = (double)(unused << g->shift);
+        if (sampled && m->raw_fetched[k] > 0)
+            u *= m->acc[k][4] / m->raw_fetched[k];   /* the sample's share of waste */
+        e->unused = rnd(u);
         if (e->unused > e->fetched)
             e->unused = e->fetched;
         cost(m->p, e);
@@ -590,26 +661,34 @@ void ioh__models_effects(struct ioh__models *m, uint64_t file_size,
      * pages (the first waits for the fetch it started); requests are the
      * kernel's 2 MiB chunks. Only for files of known size that fit. */
     struct ioh_an_effect *e = &out[IOH_AN_M_WILLNEED];
-    uint64_t reads = m->c[IOH_AN_M_DEFAULT].reads;
+    uint64_t reads = m->total_reads;
     if (!file_size || file_size > m->p->willneed_max || !reads) {
         e->valid = false;
         cost(m->p, e);
         return;
     }
     uint64_t units = ioh_bits_hi_unit(g, file_size);
-    uint64_t used_in = 0;
-    for (uint64_t u = 0; u < units && u < g->nwords * 64; u++)
-        used_in += ioh_bits_test(g, USED, u);
-    uint64_t used_all = ioh_bits_count(g, USED);
+    uint64_t used_in = 0, beyond = 0, unused;
+    if (!sampled) {
+        for (uint64_t u = 0; u < units && u < g->nwords * 64; u++)
+            used_in += ioh_bits_test(g, USED, u);
+        beyond = ioh_bits_count(g, USED) - used_in;
+        unused = (units - used_in) << g->shift;
+    } else {
+        /* The used pages of a sample are not the file's: take the
+         * footprint (all reads) instead. */
+        uint64_t in = footprint < file_size ? footprint : file_size;
+        unused = page_ceil(file_size) * PG - in;
+    }
     e->reads = reads;
-    e->misses = 1 + (used_all - used_in);     /* reads past the size wait too */
+    e->misses = 1 + beyond;                    /* reads past the size wait too */
     if (e->misses > reads)
         e->misses = reads;
     e->hits = reads - e->misses;
-    e->requests = (file_size + WILLNEED_CHUNK - 1) / WILLNEED_CHUNK + (used_all - used_in);
+    e->requests = (file_size + WILLNEED_CHUNK - 1) / WILLNEED_CHUNK + beyond;
     e->syscalls = reads + 1;
-    e->fetched = page_ceil(file_size) * PG + ((used_all - used_in) << g->shift);
-    e->unused = (units - used_in) << g->shift;
+    e->fetched = page_ceil(file_size) * PG + (beyond << g->shift);
+    e->unused = unused;
     if (e->unused > e->fetched)
         e->unused = e->fetched;
     cost(m->p, e);

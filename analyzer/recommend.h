@@ -60,6 +60,17 @@ struct ioh__counts {
 };
 
 /* Per file. */
+/* Sampling (docs/analyze.md, "Cost"): every run is replayed until a file
+ * has had IOH_MODEL_BUDGET runs replayed; then only runs in a deterministic
+ * half of its 16 MiB regions are (SHARDS-style spatial sampling, which
+ * keeps each region's history whole), halving again after each further
+ * IOH_MODEL_BUDGET replayed runs, down to 1/256. Each period's counts are
+ * scaled by its reads over its replayed reads. Runs of consecutive reads
+ * are long, so sequential files are always replayed in full. */
+#define IOH_MODEL_BUDGET 65536u
+#define IOH_MODEL_REGION_SHIFT 24
+#define IOH_MODEL_MAX_SAMPLE_SHIFT 8
+
 struct ioh__models {
     const struct ioh_an_params *p;
     struct ioh_bitgroup bits;   /* bitmap k: pages model k fetched (noreuse: resident);
@@ -69,6 +80,15 @@ struct ioh__models {
     int64_t  centre[2];         /* window models: mean offset (EWMA) */
     uint64_t held_lo[2], held_hi[2];
     bool     started;
+
+    uint32_t sample_shift;      /* replay regions whose hash has this many low 0 bits */
+    uint64_t epoch_runs;        /* runs replayed in this sampling period */
+    uint64_t epoch_reads;       /* reads seen in it ... */
+    uint64_t epoch_sampled;     /* ... and replayed */
+    uint64_t total_reads, sampled_reads;
+    double   acc[IOH_AN_MODELS][5];  /* scaled hits, misses, requests, syscalls, fetched
+                                        of finished periods */
+    double   raw_fetched[IOH_AN_MODELS];  /* fetched bytes as replayed (to scale unused) */
 };
 
 void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint64_t file_size);
@@ -81,10 +101,13 @@ void ioh__models_set_size(struct ioh__models *m, uint64_t size);
 void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
                      uint64_t end, uint64_t n);
 
-/* The effects after the last run. file_size: st_size (0 unknown); reads:
- * the file's reads. Fills out[IOH_AN_MODELS]. */
-void ioh__models_effects(struct ioh__models *m, uint64_t file_size,
+/* The effects after the last run. file_size: st_size (0 unknown);
+ * footprint: distinct bytes read (for WILLNEED once sampling started).
+ * Fills out[IOH_AN_MODELS]. */
+void ioh__models_effects(struct ioh__models *m, uint64_t file_size, uint64_t footprint,
                          struct ioh_an_effect out[IOH_AN_MODELS]);
+/* Share of the reads the models replayed (1 when not sampled). */
+double ioh__models_sampled(const struct ioh__models *m);
 
 /* Choose f->rec from f->effects and the file's measures. */
 void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f);

@@ -423,6 +423,7 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     effect(w, "baseline", &r->baseline);
     effect(w, "predicted", &r->predicted);
     end_obj(w);
+    d_(w, "models_sampled", f->model_sample);
     arr(w, "models");
     for (uint32_t k = 0; k < IOH_AN_MODELS; k++)
         effect(w, NULL, &f->effects[k]);

@@ -116,7 +116,7 @@ static const char *top_size_text(char *buf, size_t len, const struct ioh_an_file
 static void print_class(FILE *o, const struct ioh_an_file *f)
 {
     const struct ioh_cls_result *d = &f->detail;
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], sizes[96];
     uint64_t steps = f->m.consecutive + f->m.forward + f->m.backward + f->m.overlap;
     fprintf(o, "  %-11s  confidence %.2f: ", ioh_cls_name(f->cls), f->confidence);
     switch (f->cls) {
@@ -161,7 +161,7 @@ static void print_class(FILE *o, const struct ioh_an_file *f)
                    "%.1f%% overlapping; sizes %s\n",
                 "steps", share(f->m.consecutive, steps), share(f->m.forward, steps),
                 share(f->m.backward, steps), share(f->m.overlap, steps),
-                top_size_text(b3, sizeof b3, f));
+                top_size_text(sizes, sizeof sizes, f));
 }
 
 static void print_site(FILE *o, const struct ioh_analysis *an, uint32_t site)
@@ -271,6 +271,9 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
         fprintf(o, "  %-11s  also mapped %s times (%s); page faults are not traced\n", "mmap",
                 num(b1, sizeof b1, f->mmaps), bytes(b2, sizeof b2, f->mapped_bytes));
     print_effect_line(o, &f->rec);
+    if (f->model_sample < 1.0)
+        fprintf(o, "  %-11s  predictions from %.1f%% of the reads (16 MiB regions), scaled\n", "sampled",
+                100 * f->model_sample);
     if (f->rec.reason[0])
         fprintf(o, "  %-11s  %s\n", "why", f->rec.reason);
 }

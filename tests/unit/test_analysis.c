@@ -481,6 +481,47 @@ static void test_points_bounded(void **state)
     unlink(paths[0]);
 }
 
+static void p_random4g(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
+{
+    uint64_t *x = arg;
+    (void)i;
+    *off = rnd(x) % (4 * GIB / (4 * KIB)) * 4 * KIB;
+    *len = 4 * KIB;
+}
+
+/* Past the replay budget the models sample regions, and the scaled counts
+ * still describe all reads: without read-ahead, a random 4 KiB read waits
+ * exactly when its page was never read before. */
+static void test_sampling(void **state)
+{
+    (void)state;
+    uint64_t x = 13, n = 300000;
+    write_one("sampled.iohtrace", 4 * (int64_t)GIB, n, p_random4g, &x);
+    uint64_t *seen = calloc(4 * GIB / (4 * KIB) / 64, sizeof *seen), first = 0;
+    x = 13;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t off, len;
+        p_random4g(i, &off, &len, &x);
+        uint64_t pg = off / (4 * KIB);
+        if (!(seen[pg / 64] >> (pg % 64) & 1))
+            first++;
+        seen[pg / 64] |= 1ull << (pg % 64);
+    }
+    free(seen);
+    struct ioh_analysis *an = analyze1("sampled.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_true(f->model_sample < 0.8 && f->model_sample > 0.05);
+    const struct ioh_an_effect *r = &f->effects[IOH_AN_M_RANDOM];
+    assert_int_equal(r->reads, n);
+    assert_int_equal(r->hits + r->misses, n);
+    if (r->misses < first * 97 / 100 || r->misses > first * 103 / 100)
+        fail_msg("sampled misses %llu, exact %llu", (unsigned long long)r->misses,
+                 (unsigned long long)first);
+    assert_true(r->fetched > first * 4096 * 97 / 100 && r->fetched < first * 4096 * 103 / 100);
+    ioh_analysis_free(an);
+    unlink(tpath("sampled.iohtrace"));
+}
+
 /* The closed-form replay of a run equals replaying its reads one by one. */
 static void test_runs_match_reads(void **state)
 {
@@ -541,7 +582,7 @@ static void test_readahead_model(void **state)
     assert_true(q->requests < d->requests);
     assert_int_equal(m.c[IOH_AN_M_RANDOM].misses, 256);
     struct ioh_an_effect e[IOH_AN_MODELS];
-    ioh__models_effects(&m, 1 * MIB, e);
+    ioh__models_effects(&m, 1 * MIB, 1 * MIB, e);
     assert_int_equal(e[IOH_AN_M_DEFAULT].unused, 0);
     assert_true(e[IOH_AN_M_WILLNEED].valid);
     assert_int_equal(e[IOH_AN_M_WILLNEED].misses, 1);
@@ -551,7 +592,7 @@ static void test_readahead_model(void **state)
     ioh__models_init(&m, &p, 0);
     memset(&s, 0, sizeof s);
     ioh__models_run(&m, &s, 0, 4096, 1);
-    ioh__models_effects(&m, 0, e);
+    ioh__models_effects(&m, 0, 4096, e);
     assert_false(e[IOH_AN_M_WILLNEED].valid);
     ioh__models_free(&m);
 }
@@ -762,6 +803,7 @@ int main(void)
         cmocka_unit_test(test_eof_errors_nooffset),
         cmocka_unit_test(test_many_traces),
         cmocka_unit_test(test_points_bounded),
+        cmocka_unit_test(test_sampling),
         cmocka_unit_test(test_runs_match_reads),
         cmocka_unit_test(test_readahead_model),
         cmocka_unit_test(test_size_text),
