@@ -229,13 +229,91 @@ static void op_preadv(int flags_variant)
     LOGRES("%s %d @%lld", flags_variant ? "preadv2" : "preadv", cnt, (long long)off);
 }
 
-static void op_syscall_read(void)
+static void collect(const char *kind, int rfd, pid_t pid);
+
+/* syscall(2) with the numbers of calls that use the offset, duplicate a
+ * descriptor, write the file or make a process: the shim's syscall()
+ * wrapper must treat them as the named functions. */
+static void op_syscall(void)
 {
     size_t n = 1 + below(5000);
-    errno = SENTINEL;
-    ssize_t r = syscall(SYS_read, A, g_buf, n);
-    int e = errno;
-    LOGRES("syscall-read %zu", n);
+    ssize_t r;
+    int e;
+    switch (below(7)) {
+    case 0:
+    case 1:
+        errno = SENTINEL;
+        r = syscall(SYS_read, A, g_buf, n);
+        e = errno;
+        LOGRES("syscall-read %zu", n);
+        break;
+    case 2: {
+        struct iovec iov[4];
+        int cnt = make_iov(iov);
+        errno = SENTINEL;
+        /* x86-64: offset low, high, flags; -1 = the current offset */
+        r = syscall(SYS_preadv2, A, iov, cnt, -1L, 0L, 0L);
+        e = errno;
+        LOGRES("syscall-preadv2 %d @-1", cnt);
+        break;
+    }
+    case 3: {
+        static int devnull = -1;
+        if (devnull < 0 && (devnull = open("/dev/null", O_WRONLY)) < 0)
+            die("/dev/null");
+        errno = SENTINEL;
+        r = syscall(SYS_sendfile, devnull, A, NULL, n);
+        e = errno;
+        logf_("syscall-sendfile %zu = %zd e%d\n", n, r, e);
+        break;
+    }
+    case 4: {
+        errno = SENTINEL;
+        int d = (int)syscall(SYS_fcntl, A, F_DUPFD, 50);
+        e = errno;
+        logf_("syscall-dupfd = %s e%d\n", d >= 0 ? "ok" : "fail", e);
+        if (d >= 0) {
+            op_read(d, "dupfd-read");
+            op_read(A, "read");
+            close(d);
+        }
+        break;
+    }
+    case 5: {
+        for (size_t i = 0; i < n; i++)
+            g_buf[i] = (unsigned char)rnd();
+        off_t off = (off_t)below((uint64_t)file_size() + 100);
+        errno = SENTINEL;
+        r = syscall(SYS_pwrite64, W, g_buf, n, off);
+        e = errno;
+        logf_("syscall-pwrite %zu @%lld = %zd e%d\n", n, (long long)off, r, e);
+        break;
+    }
+    default: {
+        /* A raw fork: no atfork handlers run in the program either. */
+        int p[2];
+        if (pipe(p) != 0)
+            die("pipe");
+        pid_t pid = (pid_t)syscall(SYS_fork);
+        if (pid == 0) {
+            close(p[0]);
+            char buf[64];
+            ssize_t k = read(A, buf, sizeof buf);
+            char line[128];
+            int len = snprintf(line, sizeof line, "raw-fork child read %zd h%016llx off=%lld\n",
+                               k, (unsigned long long)hash(buf, k),
+                               (long long)lseek(A, 0, SEEK_CUR));
+            if (write(p[1], line, (size_t)len) != len)
+                _exit(98);
+            _exit(0);
+        }
+        if (pid < 0)
+            die("syscall(SYS_fork)");
+        close(p[1]);
+        collect("raw-fork", p[0], pid);
+        break;
+    }
+    }
 }
 
 static void op_lseek(int fd, const char *name)
@@ -588,7 +666,7 @@ static const struct opdef g_ops[] = {
     {"readv", 4, op_readv},
     {"preadv", 3, do_preadv},
     {"preadv2", 2, do_preadv2},
-    {"syscall", 2, op_syscall_read},
+    {"syscall", 4, op_syscall},
     {"lseek", 8, do_lseek_a},
     {"tell", 6, op_tell},
     {"dup", 3, do_dup},
