@@ -2236,6 +2236,47 @@ IOH_EXPORT long syscall(long n, ...)
             return do_dup3((int)a, (int)b, 0, 2, caller);
         case SYS_dup3:
             return do_dup3((int)a, (int)b, (int)c, 3, caller);
+        /* The calls that use or move the offset, duplicate a descriptor,
+         * change a file, make a process or a namespace: as their functions
+         * (x86-64 argument order; offsets are one register). */
+        case SYS_preadv:
+            return preadv64((int)a, (const struct iovec *)b, (int)c, d);
+        case SYS_preadv2:
+            return do_preadv((int)a, (const struct iovec *)b, (int)c, d, (int)f, caller);
+        case SYS_sendfile:
+            return sendfile64((int)a, (int)b, (off64_t *)c, (size_t)d);
+        case SYS_copy_file_range:
+            return copy_file_range((int)a, (off64_t *)b, (int)c, (off64_t *)d, (size_t)e,
+                                   (unsigned)f);
+        case SYS_splice:
+            return splice((int)a, (off64_t *)b, (int)c, (off64_t *)d, (size_t)e, (unsigned)f);
+        case SYS_fcntl:
+            return do_fcntl(ioh_real.fcntl, (int)a, (int)b, (unsigned long)c, caller);
+        case SYS_write:
+            return write((int)a, (const void *)b, (size_t)c);
+        case SYS_pwrite64:
+            return pwrite64((int)a, (const void *)b, (size_t)c, d);
+        case SYS_writev:
+            return writev((int)a, (const struct iovec *)b, (int)c);
+        case SYS_pwritev:
+            return pwritev64((int)a, (const struct iovec *)b, (int)c, d);
+        case SYS_pwritev2:
+            return pwritev64v2((int)a, (const struct iovec *)b, (int)c, d, (int)f);
+        case SYS_ftruncate:
+            return ftruncate64((int)a, b);
+        case SYS_truncate:
+            return truncate64((const char *)a, b);
+        case SYS_fallocate:
+            return fallocate64((int)a, (int)b, c, d);
+        case SYS_fork:
+        case SYS_vfork:
+            return _Fork();
+        case SYS_execve:
+            return execve((const char *)a, (char *const *)b, (char *const *)c);
+        case SYS_unshare:
+            return unshare((int)a);
+        case SYS_setns:
+            return setns((int)a, (int)b);
         default:
             break;
         }
