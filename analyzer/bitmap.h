@@ -101,10 +101,14 @@ static inline uint32_t ioh_bits_reserve(struct ioh_bitgroup *g, uint64_t end_byt
         nw *= 2;
     if (nw > g->cap_bits / 64)
         nw = g->cap_bits / 64;
-    uint64_t *w = realloc(g->w, nw * g->n * sizeof *w);
+    /* calloc, not realloc + memset: large blocks come zeroed from mmap and
+     * cost nothing until touched, and most of a big file's bitmap never is. */
+    uint64_t *w = calloc(nw * g->n, sizeof *w);
     if (!w)
         return folds;          /* keep the old size; ops clip */
-    memset(w + g->nwords * g->n, 0, (nw - g->nwords) * g->n * sizeof *w);
+    if (g->w)
+        memcpy(w, g->w, g->nwords * g->n * sizeof *w);
+    free(g->w);
     g->w = w;
     g->nwords = nw;
     return folds;

@@ -167,6 +167,17 @@ static const struct ioh_seg_header *seg_at(const struct ioh_reader *r, uint64_t 
 /* Load the head record of cursor c, advancing over segments; validates it. */
 static void cursor_load(struct ioh_reader *r, struct cursor *c)
 {
+    /* The common case first: the next record of the segment being read
+     * (c->end already checked) is a whole event. */
+    if (c->pos && c->pos + sizeof(struct ioh_event) <= c->end) {
+        const struct ioh_rec *rec = (const struct ioh_rec *)(r->map + c->segs[c->cur] +
+                                                             sizeof(struct ioh_seg_header) + c->pos);
+        if (rec->type == IOH_REC_EVENT && rec->size8 == sizeof(struct ioh_event) / 8) {
+            c->key = ((const struct ioh_event *)rec)->t;
+            c->head = rec;
+            return;
+        }
+    }
     uint32_t seg_size = r->hdr->seg_size;
     for (;;) {
         if (c->cur >= c->nseg) {
@@ -450,8 +461,10 @@ int ioh_reader_next(struct ioh_reader *r, struct ioh_record *rec)
         return 0;
     struct cursor *c = &r->cur[r->heap[0]];
     const struct ioh_rec *h = c->head;
-    memset(rec, 0, sizeof *rec);
     rec->type = h->type;
+    rec->ev = NULL;
+    rec->path = NULL;
+    rec->site = NULL;
     switch (h->type) {
     case IOH_REC_EVENT:
         rec->ev = (const struct ioh_event *)h;
@@ -469,7 +482,8 @@ int ioh_reader_next(struct ioh_reader *r, struct ioh_record *rec)
     cursor_load(r, c);
     if (!c->head)
         r->heap[0] = r->heap[--r->nheap];
-    heap_down(r, 0);
+    if (r->nheap > 1)
+        heap_down(r, 0);
     r->returned++;
     return 1;
 }
