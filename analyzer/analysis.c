@@ -738,6 +738,14 @@ static void run_flush(struct ioh_analysis *an, struct ioh__file_state *fs)
 {
     if (!fs->run_n)
         return;
+    /* Footprint: the granules the run's reads covered that no read had (a
+     * run is contiguous, so once per run rather than per read). */
+    if (fs->run_end > (fs->fp.nwords * 64) << fs->fp.shift) {
+        if (ioh_bits_reserve(&fs->fp, fs->run_end))
+            fs->fp_units = ioh_bits_count(&fs->fp, 0);
+    }
+    fs->fp_units += ioh_bits_set(&fs->fp, 0, ioh_bits_lo_unit(&fs->fp, fs->run_off),
+                                 ioh_bits_hi_unit(&fs->fp, fs->run_end));
 
     struct ioh__stream_state *ss = an->streams[fs->run_stream].state;
     if (!ss->ms)
@@ -857,14 +865,6 @@ static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct 
     ss->prev_off = off;
     ss->prev_end = end;
     ss->has_prev = true;
-
-    /* Footprint: granules never read before. */
-    if (end > (fs->fp.nwords * 64) << fs->fp.shift) {
-        if (ioh_bits_reserve(&fs->fp, end))
-            fs->fp_units = ioh_bits_count(&fs->fp, 0);
-    }
-    fs->fp_units += ioh_bits_set(&fs->fp, 0, ioh_bits_lo_unit(&fs->fp, off),
-                                 ioh_bits_hi_unit(&fs->fp, end));
 
     throughput_add(f, e->t, ret);
 
