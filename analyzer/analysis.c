@@ -36,6 +36,10 @@ struct wsample {
 };
 
 struct ioh__file_state {
+    /* The phase callback's way back to its file: files[] moves as it grows,
+     * this state does not. */
+    struct ioh_analysis *an;
+    uint32_t file;
     struct ioh_cls_phases ph;
     struct ioh__models models;
     struct ioh_bitgroup fp;         /* footprint: one bitmap */
@@ -545,7 +549,8 @@ static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_sta
 
 static void on_phase(const struct ioh_cls_phase *ph, void *arg)
 {
-    struct ioh_an_file *f = arg;
+    struct ioh__file_state *fs = arg;
+    struct ioh_an_file *f = &fs->an->files[fs->file];
     if (!f->phases) {
         f->phases = calloc(IOH_AN_MAX_PHASES, sizeof *f->phases);
         if (!f->phases)
@@ -720,7 +725,9 @@ static struct ioh__file_state *file_state(struct ioh_analysis *an, struct ioh_an
     struct ioh__file_state *fs = calloc(1, sizeof *fs);
     if (!fs)
         return NULL;
-    ioh_cls_phases_init(&fs->ph, &an->params.cls, on_phase, f);
+    fs->an = an;
+    fs->file = f->index;
+    ioh_cls_phases_init(&fs->ph, &an->params.cls, on_phase, fs);
     if (f->size > 0)
         ioh_cls_set_file_size(&fs->ph.cls, (uint64_t)f->size);
     ioh__models_init(&fs->models, &an->params, f->size > 0 ? (uint64_t)f->size : 0);

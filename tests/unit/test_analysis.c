@@ -455,6 +455,43 @@ static void test_many_traces(void **state)
     rmdir(tpath("multi"));
 }
 
+/* Many files, announced while others are being read (the model's arrays
+ * grow under the classifier's phase callbacks). */
+static void test_many_files(void **state)
+{
+    (void)state;
+    enum { NF = 100 };
+    struct ioh_synth *w = open_proc("files.iohtrace", 12, 1, T0);
+    uint64_t t = T0 + 10, x = 17;
+    for (uint32_t f = 1; f <= NF; f++) {
+        char path[64];
+        snprintf(path, sizeof path, "/data/many-%03u", f);
+        assert_int_equal(ioh_synth_path(w, 1, f, t++, 8, 1000 + f, 256 * (int64_t)MIB, path), 0);
+        /* Each file: a random header, then a sequential body, interleaved
+         * with the previous file's body. */
+        for (uint64_t i = 0; i < 200; i++) {
+            uint64_t off, len;
+            p_header_body(i < 64 ? i : i + 64 * 0, &off, &len, &x);
+            ioh_synth_read(w, 1, t++, f, (int32_t)f, (int64_t)off, len, (int64_t)len, 100, 0);
+            if (f > 1)
+                ioh_synth_read(w, 1, t++, f - 1, (int32_t)f - 1,
+                               (int64_t)(200 * MIB + i * 4096), 4096, 4096, 100, 0);
+        }
+    }
+    assert_int_equal(ioh_synth_finish(w, t), 0);
+    struct ioh_analysis *an = analyze1("files.iohtrace");
+    assert_int_equal(an->nfiles, NF);
+    uint32_t phased = 0;
+    for (uint32_t i = 0; i < an->nfiles; i++) {
+        assert_true(an->files[i].nphases >= 1);
+        assert_int_equal(an->files[i].index, i);
+        phased += an->files[i].nphases >= 2;
+    }
+    assert_true(phased >= NF / 2);
+    ioh_analysis_free(an);
+    unlink(tpath("files.iohtrace"));
+}
+
 /* Points stay bounded and evenly spread whatever the number of reads. */
 static void test_points_bounded(void **state)
 {
@@ -802,6 +839,7 @@ int main(void)
         cmocka_unit_test(test_phases),
         cmocka_unit_test(test_eof_errors_nooffset),
         cmocka_unit_test(test_many_traces),
+        cmocka_unit_test(test_many_files),
         cmocka_unit_test(test_points_bounded),
         cmocka_unit_test(test_sampling),
         cmocka_unit_test(test_runs_match_reads),
