@@ -1,0 +1,44 @@
+#!/bin/bash
+# The error and corner cases of the read entry points (edges.c) under every
+# policy, traced and untraced: the same return values, errno and offsets as
+# without the shim - EINVAL for negative offsets, bad whence and iovec counts
+# (the count is not to be trusted: the shim once summed IOV_MAX entries of a
+# 2-entry array and crashed), EBADF for O_WRONLY, O_PATH (no lseek either)
+# and closed descriptors, EISDIR, ENXIO for SEEK_DATA past the end, 0 for
+# empty reads and reads past the end.
+#
+# usage: test_edges.sh [efault]
+# With "efault": only the buffers the kernel cannot write (NULL, a read-only
+# page, a NULL iovec): read() must fail with EFAULT, as the kernel's does.
+# KNOWN BUG (policies that coalesce): a read served from a block is a memcpy
+# into the caller's buffer, which crashes the program (SIGSEGV) where the
+# kernel returns EFAULT. Not fixed: telling a writable buffer from another
+# costs a system call, which is what serving from the block avoids.
+source "$(dirname "$0")/../lib.sh"
+
+mode=${1:-}
+prog=$POLPROGS/edges
+f=$T/data.bin
+make_bin "$f" 300000
+"$prog" "$f" "$T" $mode >"$T/plain.out" 2>&1 || { show "$T/plain.out"; fail "edges failed without the shim"; }
+failed=()
+for policy in none auto coalesce coalesce=4K sequential,coalesce,prefetch prefetch random \
+    trace:none trace:coalesce; do
+    rc=0
+    env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY="${policy#trace:}")
+    if [[ $policy == trace:* ]]; then
+        mkdir -p "$T/trace"
+        env+=(IOHINT_TRACE_DIR="$T/trace")
+    fi
+    timeout -k 5 20 env "${env[@]}" "$prog" "$f" "$T" $mode >"$T/out" 2>&1 || rc=$?
+    rm -rf "$T/trace"
+    if ! cmp -s "$T/plain.out" "$T/out"; then
+        echo "--- policy '$policy' (exit status $rc):" >&2
+        diff "$T/plain.out" "$T/out" | head -8 | sed 's/^/    | /' >&2 || true
+        failed+=("$policy")
+    else
+        CASES=$((CASES + 1))
+    fi
+done
+[[ ${#failed[@]} -eq 0 ]] || fail "differences under: ${failed[*]}"
+done_ok
