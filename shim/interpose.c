@@ -198,10 +198,15 @@ static int64_t consume_offset(int fd, struct ioh_ofd *o, long got, struct call *
     return cur < 0 ? -1 : cur - n;
 }
 
+/* The bytes an iovec array asks for. A count the kernel rejects (EINVAL,
+ * without looking at the array) says nothing about the array's length:
+ * reading IOV_MAX entries of a 2-entry array ran off the stack. */
 static uint64_t iov_total(const struct iovec *iov, int cnt)
 {
     uint64_t n = 0;
-    for (int i = 0; iov && i < cnt && i < IOV_MAX; i++)
+    if (!iov || cnt <= 0 || cnt > IOV_MAX)
+        return 0;
+    for (int i = 0; i < cnt; i++)
         n += iov[i].iov_len;
     return n;
 }
