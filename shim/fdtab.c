@@ -182,7 +182,9 @@ int ioh_fd_probe(int fd, struct ioh_ofd *o)
             if (special_fs((long)sfs.f_type))
                 flags |= IOH_OFD_SPECIALFS;
         }
-        if (acc != O_WRONLY && !(flags & (IOH_OFD_DIRECT | IOH_OFD_SPECIALFS)))
+        /* O_PATH: no reads, no offset (read, lseek: EBADF) - nothing to do. */
+        if (acc != O_WRONLY && !(flags & (IOH_OFD_DIRECT | IOH_OFD_SPECIALFS)) &&
+            !(o->open_flags & O_PATH))
             flags |= IOH_OFD_ELIGIBLE;
     }
     atomic_store_explicit(&o->flags, flags, memory_order_relaxed);
