@@ -20,7 +20,7 @@ struct seg {
 
 struct ioh_synth {
     int fd;
-    unsigned char hdr[HDR_SIZE];
+    _Alignas(8) unsigned char hdr[HDR_SIZE];
     uint64_t seg_end;
     struct seg segs[MAX_TIDS];
     uint32_t nsegs;
