@@ -535,7 +535,19 @@ static uint64_t region_hash(uint64_t x)
 /* Close a sampling period: add its counts, scaled, to the totals. */
 static void fold_period(struct ioh__models *m)
 {
-    double scale = m->epoch_sampled ? (double)m->epoch_reads / (double)m->epoch_sampled : 0.0;
+    if (!m->epoch_sampled) {
+        /* No read of this period fell in a sampled region (a burst in
+         * one place): carry the rates measured so far over its reads. */
+        double scale = m->acc_reads > 0 ? (double)m->epoch_reads / m->acc_reads : 0.0;
+        for (uint32_t k = 0; k < IOH_AN_MODELS; k++)
+            for (int i = 0; i < 5; i++)
+                m->acc[k][i] += m->acc[k][i] * scale;
+        m->acc_reads += (double)m->epoch_reads;
+        m->epoch_runs = m->epoch_reads = 0;
+        return;
+    }
+    double scale = (double)m->epoch_reads / (double)m->epoch_sampled;
+    m->acc_reads += (double)m->epoch_reads;
     for (uint32_t k = 0; k < IOH_AN_MODELS; k++) {
         const struct ioh__counts *c = &m->c[k];
         m->acc[k][0] += (double)c->hits * scale;
@@ -565,7 +577,10 @@ void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_
         return;
     m->sampled_reads += n;
     m->epoch_sampled += n;
-    if (++m->epoch_runs >= IOH_MODEL_BUDGET && m->sample_shift < IOH_MODEL_MAX_SAMPLE_SHIFT) {
+    /* Halve the sample only while it keeps at least 16 regions of the file,
+     * so that a small file (or a hot spot) is never left to one region. */
+    if (++m->epoch_runs >= IOH_MODEL_BUDGET && m->sample_shift < IOH_MODEL_MAX_SAMPLE_SHIFT &&
+        (m->limit >> IOH_MODEL_REGION_SHIFT >> (m->sample_shift + 1)) >= 16) {
         /* This run still belongs to the closing period. */
         m->epoch_runs = 0;
         models_replay(m, s, off, end, n);

@@ -64,9 +64,10 @@ struct ioh__counts {
  * has had IOH_MODEL_BUDGET runs replayed; then only runs in a deterministic
  * half of its 16 MiB regions are (SHARDS-style spatial sampling, which
  * keeps each region's history whole), halving again after each further
- * IOH_MODEL_BUDGET replayed runs, down to 1/256. Each period's counts are
- * scaled by its reads over its replayed reads. Runs of consecutive reads
- * are long, so sequential files are always replayed in full. */
+ * IOH_MODEL_BUDGET replayed runs, down to 1/256 but never below 16 of the
+ * file's regions (a file under 512 MiB is always replayed in full). Each
+ * period's counts are scaled by its reads over its replayed reads. Runs of
+ * consecutive reads are long, so sequential files rarely reach the budget. */
 #define IOH_MODEL_BUDGET 65536u
 #define IOH_MODEL_REGION_SHIFT 24
 #define IOH_MODEL_MAX_SAMPLE_SHIFT 8
@@ -89,6 +90,7 @@ struct ioh__models {
     double   acc[IOH_AN_MODELS][5];  /* scaled hits, misses, requests, syscalls, fetched
                                         of finished periods */
     double   raw_fetched[IOH_AN_MODELS];  /* fetched bytes as replayed (to scale unused) */
+    double   acc_reads;         /* reads the finished periods account for */
 };
 
 void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint64_t file_size);
