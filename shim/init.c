@@ -17,6 +17,7 @@
 #include "callsite.h"
 #include "fdtab.h"
 #include "log.h"
+#include "lttng.h"
 #include "options.h"
 #include "policy.h"
 #include "raw.h"
@@ -102,12 +103,13 @@ static void init(void)
         ioh_fdtab_init();
         ioh_trace_start();
         ioh_callsite_init();
+        int lttng = ioh_lttng_init();
         int policies = ioh_pol_init();
         if (policies)
             ioh_fdtab_set_release_hook(ioh_pol_released);
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         /* Tracing off and no policy: keep no state, pass everything through. */
-        if (!ioh_trace_enabled() && !policies)
+        if (!ioh_trace_enabled() && !policies && !lttng)
             mode = IOH_MODE_OFF;
     }
     if (ioh_real_missing() && ioh_opt_int(IOH_OPT_VERBOSE))
@@ -119,21 +121,17 @@ static void init(void)
 
 int ioh__init_slow(void)
 {
-    int m;
     int expected = IOH_MODE_UNINIT;
     if (atomic_compare_exchange_strong(&ioh_mode, &expected, IOH_MODE_INITIALIZING)) {
         init();
-    } else {
-        /* Another thread is initialising; wait for it (bounded: init does
-         * a handful of system calls). */
-        while ((m = atomic_load_explicit(&ioh_mode, memory_order_acquire)) < IOH_MODE_OFF)
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#else
-            ;
-#endif
+        return atomic_load_explicit(&ioh_mode, memory_order_acquire);
     }
-    return atomic_load_explicit(&ioh_mode, memory_order_acquire);
+    /* Another thread is initialising. Do not wait for it: it may be waiting
+     * for us (liblttng-ust's constructor, run from our init, waits for the
+     * threads it starts, and they call our wrappers). This call passes
+     * through; the descriptors it creates are discovered later. */
+    int m = atomic_load_explicit(&ioh_mode, memory_order_acquire);
+    return m >= IOH_MODE_OFF ? m : IOH_MODE_OFF;
 }
 
 __attribute__((constructor)) static void ioh_constructor(void)

@@ -37,6 +37,7 @@
 
 #include "callsite.h"
 #include "fdtab.h"
+#include "lttng.h"
 #include "coalesce.h"
 #include "policy.h"
 #include "raw.h"
@@ -115,17 +116,22 @@ static inline long raw_result(long r)
 static void record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t len,
                    int64_t ret, uint32_t aux, const struct call *c, void *caller)
 {
-    if (!ioh_trace_enabled())
+    int native = ioh_trace_enabled();
+    if (!native && __builtin_expect(ioh__lttng_emit == NULL, 1))
         return;
     uint64_t t1 = ioh_ticks();
     uint64_t t = ioh_trace_ns(c->t0);
-    if (o && __builtin_expect(atomic_load_explicit(&o->announced, memory_order_relaxed) !=
-                              ioh_trace_gen(), 0))
+    if (native && o && __builtin_expect(atomic_load_explicit(&o->announced, memory_order_relaxed) !=
+                                            ioh_trace_gen(), 0))
         ioh_trace_announce(o, t);
     uint32_t site = ioh_callsite_id(caller, t);
-    struct ioh_event *ev = ioh_trace_reserve(sizeof *ev);
-    if (!ev)
-        return;
+    struct ioh_event local;
+    struct ioh_event *ev = native ? ioh_trace_reserve(sizeof *ev) : NULL;
+    if (!ev) {
+        if (!ioh__lttng_emit)
+            return;
+        ev = &local;
+    }
     ev->type = IOH_REC_EVENT;
     ev->size8 = sizeof *ev / 8;
     ev->op = op;
@@ -140,7 +146,10 @@ static void record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t
     ev->file = o ? o->file_id : 0;
     ev->site = site;
     ev->aux = aux;
-    ioh_trace_commit(ev, sizeof *ev);
+    if (ev != &local)
+        ioh_trace_commit(ev, sizeof *ev);
+    if (ioh__lttng_emit)
+        ioh__lttng_emit(ev, o ? o->path : NULL);
 }
 
 static inline int64_t result(long r, int err)
@@ -448,7 +457,7 @@ IOH_EXPORT ssize_t read(int fd, void *buf, size_t n)
      * takes the full path so the policy keeps seeing the stream. */
     struct ioh_ofd *o;
     struct ioh_coalesce *cb;
-    if (__builtin_expect(!ioh_tls.internal, 1) && !ioh_trace_enabled() &&
+    if (__builtin_expect(!ioh_tls.internal, 1) && !ioh_trace_enabled() && !ioh__lttng_emit &&
         atomic_load_explicit(&ioh_mode, memory_order_relaxed) == IOH_MODE_ACTIVE &&
         (o = ioh_fd_lookup(fd)) != NULL && blocks_ok() &&
         (cb = atomic_load_explicit(&o->cb, memory_order_acquire)) != NULL &&

@@ -8,6 +8,7 @@ pkgs=(
   libunwind-dev libcmocka-dev liblttng-ust-dev liburing-dev libfuse3-dev fuse3
   python3 strace util-linux
   samtools sqlite3 fio xz-utils bzip2 gzip tar
+  lttng-tools babeltrace2
 )
 missing=()
 for p in "${pkgs[@]}"; do
