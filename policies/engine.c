@@ -48,6 +48,7 @@
 #define COPY_NS_PER_KB 128         /* ~8 GB/s: what a page-cache hit costs */
 #define DROP_CHUNK     (2u << 20)  /* eviction works in 2 MiB folios here */
 #define LOOKAHEAD_MIN  (512u << 10)
+#define RUN_MIN        (2u << 20)  /* contiguous bytes before a look-ahead starts */
 
 struct ioh_pol_file {
     struct ioh_actions act;        /* what is in force now */
@@ -64,6 +65,8 @@ struct ioh_pol_file {
     int64_t drop_done;             /* drop-behind released [0, drop_done) */
     /* prefetch */
     int64_t pf_end;                /* prefetched up to here (look-ahead) */
+    int64_t run_end;               /* where the current contiguous run ends */
+    uint64_t run_len;              /* ... and how long it is */
     uint64_t pf_dist;              /* current look-ahead, ramps up */
     int64_t pf_lo, pf_hi;          /* the prefetched window */
     int64_t stride;                /* strided: the jump */
@@ -509,12 +512,23 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             }
         }
         int64_t end = off + ret;
+        /* A look-ahead follows one contiguous run: a jump (samtools going to
+         * its next region) starts over, so no distance is spent past the
+         * end of a run that stops. */
+        if (off >= pf->run_end && off - pf->run_end < 4096) {
+            pf->run_len += (uint64_t)ret;
+        } else {
+            pf->run_len = (uint64_t)ret;
+            pf->pf_end = 0;
+            pf->pf_dist = 0;
+        }
+        pf->run_end = end;
         prefetch_account(fd, o, pf, off, end);
         uint32_t a = pf->act.flags;
         if (a & IOH_ACT_PREFETCH) {
             if (pf->decided == IOH_CLS_STRIDED)
                 strides(fd, o, pf, off, (uint64_t)ret);
-            else
+            else if (pf->run_len >= RUN_MIN)
                 lookahead(fd, o, pf, end);
         }
         if (a & IOH_ACT_WINDOW)

@@ -1,7 +1,9 @@
 /* pread_loop - the hot loop of the overhead benchmark: N cached 4 KiB preads
  * cycling through a file; prints nanoseconds per call. Used by overhead.sh,
  * which runs it bare, under the shim in its modes, and under strace. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
