@@ -33,6 +33,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "callsite.h"
@@ -1167,6 +1168,36 @@ IOH_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
     return exec_failed(ioh_real.fexecve(fd, argv, envp), CALLER());
 }
 
+IOH_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+                        int flags)
+{
+    exec_event(0, CALLER());
+    if (!ioh_real.execveat)
+        return (int)raw_result(ioh_raw6(SYS_execveat, dirfd, (long)path, (long)argv,
+                                        (long)envp, flags, 0));
+    return exec_failed(ioh_real.execveat(dirfd, path, argv, envp, flags), CALLER());
+}
+
+/* clone: a child that does not share our memory shares our descriptions
+ * (like posix_spawn's): offsets exact first, lazy tracking over. The
+ * optional arguments are passed on as they came. */
+IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    pid_t *ptid = va_arg(ap, pid_t *);
+    void *tls = va_arg(ap, void *);
+    pid_t *ctid = va_arg(ap, pid_t *);
+    va_end(ap);
+    if (!(flags & CLONE_VM))
+        before_child();
+    if (!real()->clone) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return ioh_real.clone(fn, stack, flags, arg, ptid, tls, ctid);
+}
+
 /* execl, execlp, execle: gather the variadic list and go through execv*. */
 #define EXEC_MAX_ARGS 4096
 #define GATHER_ARGS(first, last_named, argv, envp_out)                           \
@@ -2285,8 +2316,18 @@ IOH_EXPORT long syscall(long n, ...)
         case SYS_fork:
         case SYS_vfork:
             return _Fork();
+        case SYS_clone:            /* flags first on x86-64 */
+            if (!(a & CLONE_VM))
+                before_child();
+            break;
+        case SYS_clone3:           /* struct clone_args: flags first */
+            if (a && !(*(const uint64_t *)a & CLONE_VM))
+                before_child();
+            break;
         case SYS_execve:
             return execve((const char *)a, (char *const *)b, (char *const *)c);
+        case SYS_execveat:
+            return execveat((int)a, (const char *)b, (char *const *)c, (char *const *)d, (int)e);
         case SYS_unshare:
             return unshare((int)a);
         case SYS_setns:

@@ -66,6 +66,8 @@
     X(int, execvp, (const char *, char *const[]))                                    \
     X(int, execvpe, (const char *, char *const[], char *const[]))                    \
     X(int, fexecve, (int, char *const[], char *const[]))                             \
+    X(int, execveat, (int, const char *, char *const[], char *const[], int))          \
+    X(int, clone, (int (*)(void *), void *, int, void *, ...))                        \
     X(ssize_t, sendfile, (int, int, off_t *, size_t))                                \
     X(ssize_t, sendfile64, (int, int, off64_t *, size_t))                            \
     X(ssize_t, copy_file_range, (int, off64_t *, int, off64_t *, size_t, unsigned))  \
