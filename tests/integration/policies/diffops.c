@@ -409,9 +409,15 @@ static void op_fopen(void)
     const char *l = fgets(line, sizeof line, f);
     uint64_t hl = l ? hash(line, (ssize_t)strlen(line)) : 0;
     long pos = ftell(f);
+    /* Where the descriptor is after fflush: POSIX's rule for handing a
+     * stream's file to another handle. (Without the fflush it is wherever
+     * the stdio buffer ended, which depends on the buffer's size - and the
+     * shim gives coalesced streams a larger one.) */
+    fflush(f);
+    long long fdoff = (long long)lseek(fileno(f), 0, SEEK_CUR);
     fclose(f);
-    logf_("fopen-fread @%lld %d %zu = %zu h%016llx fgets=%016llx ftell=%ld\n", (long long)off,
-          s, n, r, (unsigned long long)h, (unsigned long long)hl, pos);
+    logf_("fopen-fread @%lld %d %zu = %zu h%016llx fgets=%016llx ftell=%ld fd=%lld\n",
+          (long long)off, s, n, r, (unsigned long long)h, (unsigned long long)hl, pos, fdoff);
 }
 
 /* Through W: content changes the next reads of A must see. */
