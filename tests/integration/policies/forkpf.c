@@ -3,6 +3,7 @@
  *
  * usage: forkpf fork FILE [FORKS]
  *        forkpf unshare FILE [syscall]
+ *        forkpf forkrace FILE
  *        forkpf --make FILE SIZE
  *
  * FILE holds 64-bit words equal to their own offsets, so every read checks
@@ -25,9 +26,16 @@
  * the process was threaded before and what unshare returned. Without the
  * shim it is never threaded and unshare succeeds; the output names neither,
  * so the two runs compare equal.
+ *
+ * forkrace: one thread reads FILE to the end in small reads (8..400 bytes,
+ * multiples of 8) while another forks children that exit at once; the pieces
+ * the reader got must tile the file exactly. A read in flight when the fork
+ * shares every description must be accounted for in the kernel offset the
+ * reads use from then on (INTERPOSITION.md section 5: atfork).
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -169,6 +177,83 @@ static int do_unshare(const char *path, int raw)
     return 0;
 }
 
+struct piece {
+    uint64_t at, n;
+};
+
+static volatile int g_done;
+
+static void *forker(void *arg)
+{
+    int *forks = arg;
+    while (!g_done) {
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(0);
+        if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+            die("fork");
+        (*forks)++;
+    }
+    return NULL;
+}
+
+static int cmp_piece(const void *a, const void *b)
+{
+    const struct piece *x = a, *y = b;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+static int do_forkrace(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        die("open");
+    off_t size = lseek(fd, 0, SEEK_END);
+    lseek(fd, 0, SEEK_SET);
+    size_t cap = (size_t)size / 8 + 16, np = 0;
+    struct piece *p = calloc(cap, sizeof *p);
+    int forks = 0;
+    pthread_t t;
+    if (!p || pthread_create(&t, NULL, forker, &forks) != 0)
+        die("setup");
+    unsigned seed = 9;
+    static uint64_t buf[64];
+    for (;;) {
+        seed = seed * 1103515245u + 12345u;
+        size_t n = 8 * (1 + (seed >> 16) % 50);
+        ssize_t r = read(fd, buf, n);
+        if (r < 0)
+            die("read");
+        if (r == 0)
+            break;
+        if (r % 8)
+            die("a read of %zd bytes (not whole words)", r);
+        for (ssize_t i = 1; i < r / 8; i++)
+            if (buf[i] != buf[0] + 8 * (uint64_t)i)
+                die("a read returned words that do not follow each other");
+        if (np == cap)
+            die("too many pieces: the same bytes over and over?");
+        p[np++] = (struct piece){buf[0], (uint64_t)r};
+    }
+    g_done = 1;
+    pthread_join(t, NULL);
+    qsort(p, np, sizeof *p, cmp_piece);
+    uint64_t expect = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (p[i].at != expect)
+            die("piece %zu starts at %llu, expected %llu: %s (%d forks)", i,
+                (unsigned long long)p[i].at, (unsigned long long)expect,
+                p[i].at < expect ? "bytes read twice" : "bytes never read", forks);
+        expect += p[i].n;
+    }
+    if (expect != (uint64_t)size)
+        die("the pieces end at %llu, the file at %lld", (unsigned long long)expect,
+            (long long)size);
+    fprintf(stderr, "forkpf: %zu reads, %d forks\n", np, forks);
+    out("forkrace: every byte read once\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "--make")) {
@@ -185,7 +270,9 @@ int main(int argc, char **argv)
     }
     if (argc >= 3 && !strcmp(argv[1], "fork"))
         return do_fork(argv[2], argc > 3 ? atoi(argv[3]) : 30);
+    if (argc == 3 && !strcmp(argv[1], "forkrace"))
+        return do_forkrace(argv[2]);
     if (argc >= 3 && !strcmp(argv[1], "unshare"))
         return do_unshare(argv[2], argc > 3 && !strcmp(argv[3], "syscall"));
-    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | --make FILE SIZE");
+    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | --make FILE SIZE");
 }
