@@ -139,6 +139,18 @@ static long gather(struct ioh_coalesce *cb, int fd, char *dst, size_t n, int64_t
                    int *refilled)
 {
     size_t got = 0;
+    if (!ioh_coalesce_buf_ok(dst, n)) {
+        /* A buffer not yet proven writable: let the kernel read into it (and
+         * fail with EFAULT if it must). */
+        long r;
+        do
+            r = ioh_raw_pread(fd, dst, n, at);
+        while (r == -EINTR);
+        bump(&g.direct, 1);
+        if (r >= 0 && n > 0)
+            ioh_coalesce_buf_seen(dst, n);
+        return r;
+    }
     while (got < n) {
         size_t k = ioh_coalesce_copy(cb, at + (int64_t)got, dst + got, n - got);
         if (k) {
@@ -182,7 +194,7 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, vo
     /* Fast path: the whole request is in the block. */
     int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
     if (__builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed), 1) &&
-        ioh_coalesce_copy(cb, pos, buf, n) == n) {
+        ioh_coalesce_buf_ok(buf, n) && ioh_coalesce_copy(cb, pos, buf, n) == n) {
         int64_t expected = pos;
         if (atomic_compare_exchange_strong_explicit(&o->offset, &expected, pos + (int64_t)n,
                                                     memory_order_acq_rel,

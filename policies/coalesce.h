@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "fdtab.h"
+#include "state.h"
 
 struct ioh_coalesce {
     _Atomic uint32_t seq;          /* even: block stable; odd: a refill writes it */
@@ -72,12 +73,31 @@ static inline size_t ioh_coalesce_copy(struct ioh_coalesce *cb, int64_t at, char
     return k;
 }
 
+/* Serving a read is a memcpy into the caller's buffer; the kernel would
+ * return EFAULT for a buffer it cannot write (NULL, read-only), a memcpy
+ * crashes. So a buffer is only served into once the kernel has written into
+ * that same range for this thread (the first read into a buffer goes to the
+ * kernel); programs read into the same buffer over and over. */
+static inline int ioh_coalesce_buf_ok(const void *buf, size_t n)
+{
+    uintptr_t b = (uintptr_t)buf;
+    return b >= ioh_tls.buf_lo && b + n <= ioh_tls.buf_hi && b + n >= b;
+}
+
+static inline void ioh_coalesce_buf_seen(const void *buf, size_t n)
+{
+    ioh_tls.buf_lo = (uintptr_t)buf;
+    ioh_tls.buf_hi = (uintptr_t)buf + n;
+}
+
 /* The common case of ioh_coalesce_read, inline for the read() wrapper: the
  * whole request is in the block and nobody moved the offset meanwhile.
  * Returns n, or -1 when the full path must run (nothing was consumed). */
 static inline ssize_t ioh_coalesce_read_fast(struct ioh_coalesce *cb, struct ioh_ofd *o,
                                              void *buf, size_t n)
 {
+    if (!ioh_coalesce_buf_ok(buf, n))
+        return -1;
     int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
     if (!atomic_load_explicit(&o->lagging, memory_order_relaxed) ||
         ioh_coalesce_copy(cb, pos, buf, n) != n)

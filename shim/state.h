@@ -30,6 +30,9 @@ struct ioh_thread {
                                       reservation can never overlap ours */
     uint32_t seg_seq;              /* segments this thread claimed */
     uint32_t served;               /* reads served by a policy (sampling) */
+    uintptr_t buf_lo, buf_hi;      /* a buffer the kernel wrote into for this
+                                      thread: reads served from a block may
+                                      memcpy there (policies/coalesce.h) */
     struct ioh_clock_anchor clock; /* TSC anchor, clock.h */
 };
 

@@ -40,10 +40,12 @@ run() {   # variant -> ns per call
 
 variants=(bare loaded trace callsites)
 command -v strace >/dev/null && variants+=(strace)
-declare -A results
+declare -A results walls
 for ((r = 0; r < rounds; r++)); do
     for v in "${variants[@]}"; do
-        results[$v]+="$(run "$v") "
+        read -r c_ns w_ns < <(run "$v")
+        results[$v]+="$c_ns "
+        walls[$v]+="$w_ns "
     done
 done
 
@@ -51,17 +53,27 @@ median() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk '{a[NR]=$1} END {print (NR%
 minmax() { tr ' ' '\n' | sed '/^$/d' | sort -g | awk 'NR==1{lo=$1} {hi=$1} END {printf "%s-%s", lo, hi}'; }
 
 base=$(echo "${results[bare]}" | median)
+wbase=$(echo "${walls[bare]}" | median)
 printf '\nhot-cache 4 KiB pread, %d calls per run (%d under strace), %d interleaved rounds, CPU %d\n' \
     "$calls" "$strace_calls" "$rounds" "$cpu"
-printf '%-28s %12s %16s %12s %8s\n' variant "median ns" "min-max" "added ns" ratio
+printf 'ns per call: CPU time of the calling thread (wall time for strace, whose cost is in the tracer)\n'
+printf '%-28s %12s %16s %12s %8s %12s\n' variant "median ns" "min-max" "added ns" ratio "wall ratio"
 for v in "${variants[@]}"; do
     m=$(echo "${results[$v]}" | median)
     mm=$(echo "${results[$v]}" | minmax)
+    wm=$(echo "${walls[$v]}" | median)
+    if [[ $v == strace ]]; then
+        m=$wm
+        mm=$(echo "${walls[$v]}" | minmax)
+        b=$wbase
+    else
+        b=$base
+    fi
     case $v in
     bare) name="no shim";; loaded) name="shim loaded, not tracing";;
     trace) name="tracing";; callsites) name="tracing + call sites";;
     strace) name="strace -e trace=pread64";;
     esac
-    awk -v n="$name" -v m="$m" -v mm="$mm" -v b="$base" \
-        'BEGIN {printf "%-28s %12.1f %16s %+12.1f %7.3fx\n", n, m, mm, m - b, m / b}'
+    awk -v n="$name" -v m="$m" -v mm="$mm" -v b="$b" -v w="$wm" -v wb="$wbase" \
+        'BEGIN {printf "%-28s %12.1f %16s %+12.1f %7.3fx %11.3fx\n", n, m, mm, m - b, m / b, w / wb}'
 done

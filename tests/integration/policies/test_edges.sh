@@ -10,10 +10,10 @@
 # usage: test_edges.sh [efault]
 # With "efault": only the buffers the kernel cannot write (NULL, a read-only
 # page, a NULL iovec): read() must fail with EFAULT, as the kernel's does.
-# KNOWN BUG (policies that coalesce): a read served from a block is a memcpy
-# into the caller's buffer, which crashes the program (SIGSEGV) where the
-# kernel returns EFAULT. Not fixed: telling a writable buffer from another
-# costs a system call, which is what serving from the block avoids.
+# (This once crashed under the policies that coalesce: a read served from a
+# block is a memcpy into the caller's buffer. A block now serves only a
+# buffer range the kernel already wrote into for the thread; the first read
+# into a new buffer goes to the kernel, which returns EFAULT as it must.)
 source "$(dirname "$0")/../lib.sh"
 
 mode=${1:-}
