@@ -4,6 +4,7 @@
  * usage: forkpf fork FILE [FORKS]
  *        forkpf unshare FILE [syscall]
  *        forkpf forkrace FILE
+ *        forkpf hidden FILE
  *        forkpf --make FILE SIZE
  *
  * FILE holds 64-bit words equal to their own offsets, so every read checks
@@ -32,12 +33,21 @@
  * the reader got must tile the file exactly. A read in flight when the fork
  * shares every description must be accounted for in the kernel offset the
  * reads use from then on (INTERPOSITION.md section 5: atfork).
+ *
+ * hidden: the shim keeps descriptors of its own at high numbers (libunwind's
+ * pipe when tracing, the prefetch worker's descriptors on FUSE) and hides
+ * them from close(). The program may still dup2() onto those numbers - they
+ * are free as far as it knows - and must then own them: close() must close
+ * them. Reads FILE (which starts those helpers), waits up to 2 s for a
+ * descriptor at or above the number the shim hides at, then dup2()s onto it
+ * (onto that number if there is none, as without the shim) and closes it.
  */
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -254,6 +264,55 @@ static int do_forkrace(const char *path)
     return 0;
 }
 
+/* The lowest descriptor at or above `from` that is open, or -1. */
+static int open_at_or_above(int from)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int best = -1, self = d ? dirfd(d) : -1;
+    for (struct dirent *e; d && (e = readdir(d));) {
+        int n = atoi(e->d_name);
+        if (e->d_name[0] != '.' && n >= from && n != self && (best < 0 || n < best))
+            best = n;
+    }
+    if (d)
+        closedir(d);
+    return best;
+}
+
+static int do_hidden(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        die("open");
+    static unsigned char buf[STEP];
+    for (int i = 0; i < 16; i++)
+        read_step(fd, buf, STEP, "hidden");
+    /* Where fdtab.c's ioh_fd_hide puts them: 4096, or 128 below the limit. */
+    struct rlimit lim;
+    getrlimit(RLIMIT_NOFILE, &lim);
+    int want = lim.rlim_cur > 4096 + 128 ? 4096 : (int)lim.rlim_cur - 128;
+    int h = -1;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    for (int i = 0; i < 100 && (h = open_at_or_above(want)) < 0; i++) {
+        read_step(fd, buf, STEP, "hidden");
+        nanosleep(&ts, NULL);
+    }
+    fprintf(stderr, "forkpf: %s descriptor at %d\n", h >= 0 ? "a hidden" : "no hidden", h);
+    if (h < 0)
+        h = want;
+    errno = 4242;
+    int r = dup2(fd, h);
+    out("dup2 onto it: %s e%d\n", r == h ? "ok" : "failed", errno);
+    errno = 4242;
+    r = close(h);
+    out("close it: %d e%d\n", r, errno);
+    out("it is %s\n", fcntl(h, F_GETFD) < 0 && errno == EBADF ? "closed" : "STILL OPEN");
+    for (int i = 0; i < 16; i++)
+        read_step(fd, buf, STEP, "after");
+    out("reads after: correct\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && !strcmp(argv[1], "--make")) {
@@ -270,9 +329,11 @@ int main(int argc, char **argv)
     }
     if (argc >= 3 && !strcmp(argv[1], "fork"))
         return do_fork(argv[2], argc > 3 ? atoi(argv[3]) : 30);
+    if (argc == 3 && !strcmp(argv[1], "hidden"))
+        return do_hidden(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "forkrace"))
         return do_forkrace(argv[2]);
     if (argc >= 3 && !strcmp(argv[1], "unshare"))
         return do_unshare(argv[2], argc > 3 && !strcmp(argv[3], "syscall"));
-    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | --make FILE SIZE");
+    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | hidden FILE | --make FILE SIZE");
 }
