@@ -97,6 +97,9 @@ static int own_fd(const struct request *r)
     for (int i = 0; i < OWN_FDS; i++) {
         if (g.own[i].fd > 0 && g.own[i].dev == r->dev && g.own[i].ino == r->ino) {
             g.own[i].used = ++g.clock;
+            /* The program may have dup2'd onto our number (it is free as far
+             * as it knows); then ours was moved: follow it. */
+            g.own[i].fd = ioh_fd_relocated(g.own[i].fd);
             return g.own[i].fd;
         }
         if (g.own[i].used < g.own[lru].used)
@@ -113,8 +116,9 @@ static int own_fd(const struct request *r)
     }
     fd = ioh_fd_hide((int)fd);
     if (g.own[lru].fd > 0) {
-        ioh_fd_unhide(g.own[lru].fd);
-        ioh_raw_close(g.own[lru].fd);
+        int old = ioh_fd_relocated(g.own[lru].fd);
+        ioh_fd_unhide(old);
+        ioh_raw_close(old);
     }
     g.own[lru].dev = r->dev;
     g.own[lru].ino = r->ino;
@@ -316,8 +320,9 @@ void ioh_prefetch_fork_child(void)
     atomic_store(&g.sleeping, 0);
     for (int i = 0; i < OWN_FDS; i++)
         if (g.own[i].fd > 0) {
-            ioh_fd_unhide(g.own[i].fd);
-            ioh_raw_close(g.own[i].fd);
+            int fd = ioh_fd_relocated(g.own[i].fd);
+            ioh_fd_unhide(fd);
+            ioh_raw_close(fd);
             g.own[i].fd = 0;
         }
 #if IOH_HAVE_URING

@@ -355,8 +355,17 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
 {
     if (!o || !atomic_load_explicit(&o->lagging, memory_order_acquire))
         return;
-    ioh_raw_lseek(fd, atomic_load(&o->offset), SEEK_SET);
-    atomic_store(&o->lagging, 0);
+    /* A lazy read in another thread may claim a range while we sync: look
+     * again after clearing the flag, and go round if it did (its claim also
+     * re-marks the flag if it comes later: ioh_ofd_claim). */
+    for (;;) {
+        int64_t at = atomic_load(&o->offset);
+        ioh_raw_lseek(fd, at, SEEK_SET);
+        atomic_store(&o->lagging, 0);
+        if (atomic_load(&o->offset) == at)
+            return;
+        atomic_store(&o->lagging, 1);
+    }
 }
 
 static void sync_one(int fd, struct ioh_ofd *o, void *arg)
@@ -445,6 +454,49 @@ void ioh_fd_unhide(int fd)
         if (atomic_compare_exchange_strong(&g_fd.hidden[i], &want, 0))
             return;
     }
+}
+
+/* Relocations of hidden descriptors: pairs (from, to), appended only. */
+#define RELOCATIONS 32
+_Atomic int ioh__fd_relocations;
+static _Atomic int g_reloc_from[RELOCATIONS], g_reloc_to[RELOCATIONS];
+
+int ioh__fd_relocated_slow(int fd)
+{
+    int n = atomic_load_explicit(&ioh__fd_relocations, memory_order_acquire);
+    for (int hops = 0; hops < RELOCATIONS; hops++) {
+        int i;
+        for (i = n - 1; i >= 0; i--)
+            if (atomic_load(&g_reloc_from[i]) == fd)
+                break;
+        if (i < 0)
+            return fd;
+        fd = atomic_load(&g_reloc_to[i]);
+    }
+    return fd;
+}
+
+void ioh_fd_hidden_relocate(int fd)
+{
+    if (fd < 0 || !ioh_fd_hidden(fd))
+        return;
+    struct { unsigned long long cur, max; } lim = {1024, 1024};
+    ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim);
+    long want = (long)(lim.cur > 4096 + 128 ? 4096 : lim.cur - 128);
+    long moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
+    int n = atomic_load(&ioh__fd_relocations);
+    if (moved < 0 || n >= RELOCATIONS) {
+        ioh_fd_unhide(fd);        /* nowhere to go: the number is the program's */
+        return;
+    }
+    for (int i = 0; i < 64; i++) {
+        int expected = fd + 1;
+        if (atomic_compare_exchange_strong(&g_fd.hidden[i], &expected, (int)moved + 1))
+            break;
+    }
+    atomic_store(&g_reloc_from[n], fd);
+    atomic_store(&g_reloc_to[n], (int)moved);
+    atomic_store_explicit(&ioh__fd_relocations, n + 1, memory_order_release);
 }
 
 int ioh_fd_hidden(int fd)

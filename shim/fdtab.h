@@ -146,6 +146,22 @@ static inline int ioh_ofd_lazy(const struct ioh_ofd *o)
            ioh_ofd_private(o);
 }
 
+/* Claim the logical offset: move it from *expected to `to` if nobody moved it
+ * (else *expected gets its value and 0 is returned). A sync point (fork in
+ * another thread...) may have put the kernel offset where the logical one was
+ * while our read was in flight: marking it lagging again makes the next read
+ * that goes to the kernel sync first, so the range we claimed is not read
+ * twice. */
+static inline int ioh_ofd_claim(struct ioh_ofd *o, int64_t *expected, int64_t to)
+{
+    if (!atomic_compare_exchange_strong_explicit(&o->offset, expected, to, memory_order_acq_rel,
+                                                 memory_order_acquire))
+        return 0;
+    if (__builtin_expect(!atomic_load_explicit(&o->lagging, memory_order_relaxed), 0))
+        atomic_store_explicit(&o->lagging, 1, memory_order_release);
+    return 1;
+}
+
 /* Put the kernel offset of fd where the logical offset is (if it lags). */
 void ioh_ofd_sync(int fd, struct ioh_ofd *o);
 /* ... for every known descriptor (fork, spawn, system, popen, exec). */
@@ -168,6 +184,19 @@ void ioh_fdtab_fork_child(void);
 int ioh_fd_hide(int fd);
 void ioh_fd_unhide(int fd);
 int ioh_fd_hidden(int fd);
+
+/* The program is about to dup2/dup3 onto fd, a number it believes free: if
+ * the shim hides a descriptor there, move ours to another hidden number
+ * first. Its owner (libunwind, the prefetch worker) keeps using the old
+ * number; ioh_fd_relocated translates it, for the shim's own calls only. */
+void ioh_fd_hidden_relocate(int fd);
+extern _Atomic int ioh__fd_relocations;
+int ioh__fd_relocated_slow(int fd);
+static inline int ioh_fd_relocated(int fd)
+{
+    return __builtin_expect(atomic_load_explicit(&ioh__fd_relocations, memory_order_acquire) == 0, 1)
+               ? fd : ioh__fd_relocated_slow(fd);
+}
 /* Close [lo, hi] except the hidden descriptors, with close_range(2). */
 int ioh_fd_close_range_visible(unsigned lo, unsigned hi, int flags,
                                int (*close_range_fn)(unsigned, unsigned, int));

@@ -185,10 +185,11 @@ static inline void policy_sync(int fd, struct ioh_ofd *o)
  * tracking of this description for good. */
 static inline void leave_lazy(int fd, struct ioh_ofd *o)
 {
-    if (o && ioh_ofd_private(o)) {
-        policy_sync(fd, o);
+    if (!o)
+        return;
+    policy_sync(fd, o);
+    if (ioh_ofd_private(o))
         ioh_ofd_share(o);
-    }
 }
 
 /* The file offset at which a read that used (and advanced) the description's
@@ -303,8 +304,7 @@ static ssize_t lazy_read(int fd, struct ioh_ofd *o, void *buf, size_t n, int *er
             *err = errno;
             return -1;
         }
-        if (atomic_compare_exchange_strong_explicit(&o->offset, &pos, pos + r,
-                                                    memory_order_acq_rel, memory_order_acquire))
+        if (ioh_ofd_claim(o, &pos, pos + r))
             return r;
     }
 }
@@ -322,8 +322,7 @@ static ssize_t lazy_readv(int fd, struct ioh_ofd *o, const struct iovec *iov, in
             *err = errno;
             return -1;
         }
-        if (atomic_compare_exchange_strong_explicit(&o->offset, &pos, pos + r,
-                                                    memory_order_acq_rel, memory_order_acquire))
+        if (ioh_ofd_claim(o, &pos, pos + r))
             return r;
     }
 }
@@ -339,6 +338,8 @@ static inline int blocks_ok(void)
 
 static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller)
 {
+    if (__builtin_expect(ioh_tls.internal != 0, 0))
+        return real_read(ioh_fd_relocated(fd), buf, n);    /* libunwind's pipe */
     if (!observe())
         return real_read(fd, buf, n);
     struct call c;
@@ -582,8 +583,7 @@ static off64_t lazy_lseek(int fd, struct ioh_ofd *o, off64_t off, int whence, in
             *err = errno;
             return -1;
         }
-        if (atomic_compare_exchange_strong_explicit(&o->offset, &pos, to, memory_order_acq_rel,
-                                                    memory_order_acquire))
+        if (ioh_ofd_claim(o, &pos, to))
             return to;
     }
 }
@@ -748,7 +748,12 @@ IOH_EXPORT int creat64(const char *path, mode_t mode)
  * another thread's open may reuse it, and we must not erase that one. */
 static int do_close(int fd, void *caller)
 {
-    if (__builtin_expect(ioh_fd_hidden(fd), 0) && !ioh_tls.internal) {
+    if (__builtin_expect(ioh_tls.internal != 0, 0)) {
+        fd = ioh_fd_relocated(fd);
+        ioh_fd_unhide(fd);        /* libunwind replacing its pipe */
+        return real_close(fd);
+    }
+    if (__builtin_expect(ioh_fd_hidden(fd), 0)) {
         errno = EBADF;            /* not the program's: it does not exist for it */
         return -1;
     }
@@ -826,6 +831,8 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
         enter(&c);
     }
     int r;
+    if (which != 1 && !ioh_tls.internal)
+        ioh_fd_hidden_relocate(newfd);
     if (which == 1)
         r = ioh_real.dup ? ioh_real.dup(oldfd) : (int)raw_result(ioh_raw1(SYS_dup, oldfd));
     else if (which == 2)
@@ -2336,6 +2343,8 @@ IOH_EXPORT long syscall(long n, ...)
             break;
         }
     }
+    if (ioh_tls.internal && (n == SYS_read || n == SYS_write || n == SYS_close))
+        a = ioh_fd_relocated((int)a);   /* libunwind validating memory through its pipe */
     if (ioh_real.syscall)
         return ioh_real.syscall(n, a, b, c, d, e, f);
     return raw_result(ioh_raw6(n, a, b, c, d, e, f));

@@ -4,21 +4,13 @@
 # every byte exactly once, as without the shim - the kernel serialises the
 # reads of a description, and a fork only adds a reference to it.
 #
-# KNOWN BUG (fails on purpose until fixed), with any lazily tracked offset
-# (tracing alone, auto, coalesce): about one run in three loses the race and
-# the reader gets bytes twice. The fork's prepare handler puts the kernel
-# offset where the logical offset is (ioh_fdtab_sync_all) and clears
-# o->lagging, but a lazy read already in flight in the other thread (it
-# loaded the logical offset before, preads, then claims it with a CAS) moves
-# the logical offset afterwards, and nothing moves the kernel's. After the
-# fork the description is shared, reads go to the kernel at the old offset,
-# and the range that read claimed is read again. The same window exists for
-# every sync point that can run beside a lazy reader in another thread:
-# posix_spawn, system, popen, dup*, fdopen. A fix needs the sync points to
-# wait for in-flight lazy reads (an in-flight count the readers raise before
-# loading the offset, and a "syncing" flag that sends new readers to the
-# kernel path), with an owner check for a signal handler on the syncing
-# thread.
+# (This once failed about one run in three: the fork's prepare handler put
+# the kernel offset where the logical offset was, but a lazy read in flight in
+# the other thread claimed a range afterwards and nothing moved the kernel's;
+# after the fork the description is shared, reads go to the kernel, and that
+# range was read again. Now a claim that finds the description synced marks
+# it lagging again, and the next read that goes to the kernel syncs first:
+# shim/fdtab.h, ioh_ofd_claim and ioh_ofd_sync.)
 source "$(dirname "$0")/../lib.sh"
 
 prog=$POLPROGS/forkpf

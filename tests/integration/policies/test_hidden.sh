@@ -5,14 +5,11 @@
 # a number - it is free as far as the program knows - and then owns it:
 # close() must close it, as without the shim (forkpf hidden).
 #
-# KNOWN BUG (fails on purpose until fixed): dup2() onto a hidden number
-# succeeds (the kernel silently closes the shim's descriptor), but the number
-# stays in fdtab's hidden list, so the program's close() returns EBADF and
-# leaves its descriptor open; the owner (the worker's g.own[] entry, or
-# libunwind's pipe) keeps using the number, which now names the program's
-# file - the worker would later close it, libunwind would write into it. A
-# fix must give the number up before dup2/dup3 (do_dup3): move the hidden
-# descriptor elsewhere and tell its owner, or stop using it.
+# (This once failed: the number stayed hidden, so the program's close()
+# returned EBADF, and the owner kept using a number that named the program's
+# file. Now dup2/dup3 onto a hidden number first moves the shim's descriptor
+# to another hidden number; libunwind's calls and the prefetch worker follow
+# the move: shim/fdtab.h, ioh_fd_hidden_relocate.)
 source "$(dirname "$0")/../lib.sh"
 
 prog=$POLPROGS/forkpf
