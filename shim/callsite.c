@@ -3,6 +3,7 @@
 #include "callsite.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -153,15 +154,20 @@ uint32_t ioh__callsite_lookup(void *caller, uint64_t t)
         uintptr_t cur = atomic_load_explicit(&s->addr, memory_order_acquire);
         if (cur == a) {
             if (__builtin_expect(atomic_load_explicit(&s->announced, memory_order_relaxed) !=
-                                 ioh_trace_gen(), 0))
+                                 ioh_trace_gen(), 0)) {
+                int saved = errno;
                 announce(i + 1, s, t);
+                errno = saved;
+            }
             return i + 1;
         }
         if (cur == 0) {
             uintptr_t expected = 0;
             if (atomic_compare_exchange_strong(&s->addr, &expected, a)) {
+                int saved = errno;    /* libunwind and dladdr may touch it */
                 capture(s, caller);
                 announce(i + 1, s, t);
+                errno = saved;
                 return i + 1;
             }
             if (expected == a)

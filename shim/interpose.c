@@ -164,12 +164,11 @@ static inline void policy_observe(int fd, struct ioh_ofd *o, int64_t off, uint64
 {
     if (!o || __builtin_expect(atomic_load_explicit(&o->pol, memory_order_relaxed) == NULL, 1))
         return;
-    if (c->flags & IOH_EV_SERVED) {
-        /* No storage latency to learn from a served read. */
-        ioh_pol_observe(fd, o, off, len, ret, ioh_trace_ns(c->t0), 0);
-        return;
-    }
-    ioh_pol_observe(fd, o, off, len, ret, ioh_trace_ns(c->t0), ioh_clock_dur(c->t0, ioh_ticks()));
+    int saved = errno;            /* starting the prefetch thread may touch it */
+    /* A served read has no storage latency to learn from. */
+    ioh_pol_observe(fd, o, off, len, ret, ioh_trace_ns(c->t0),
+                    c->flags & IOH_EV_SERVED ? 0 : ioh_clock_dur(c->t0, ioh_ticks()));
+    errno = saved;
 }
 
 /* Before a call that uses the kernel offset of o: put the kernel offset where
@@ -378,7 +377,8 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
     enter(&c);
     c.flags |= flags;
     ssize_t r;
-    int err = errno;
+    int err = 0;                  /* errno is read and set only on failure: the
+                                     shim's own work never touches it */
     struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
     if (cb && off >= 0 && blocks_ok()) {
         r = ioh_coalesce_pread(cb, fd, buf, n, off, &err);
@@ -386,12 +386,14 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
         pthread_testcancel();
     } else {
         r = real_pread(fd, buf, n, off);
-        err = errno;
+        if (r < 0)
+            err = errno;
     }
     record(IOH_OP_PREAD, fd, o, off, n, result(r, err), 0, &c, caller);
     policy_observe(fd, o, off, n, result(r, err), &c);
     leave();
-    errno = err;
+    if (r < 0)
+        errno = err;
     return r;
 }
 
