@@ -16,7 +16,7 @@
 #include "policy.h"
 #include "raw.h"
 
-#define SEG_SIZE       (64u * 1024)          /* also the header area */
+#define SEG_SIZE       IOH_SEG_SIZE          /* also the header area */
 #define FIRST_CHUNK    (SEG_SIZE * 5)        /* header + 4 segments */
 #define MAX_CHUNK      (16u * 1024 * 1024)
 
@@ -245,11 +245,18 @@ static int create_file(void)
     g.ino = st.st_ino;
     ioh_raw_close((int)fd);
 
-    long base = ioh_raw6(SYS_mmap, 0, (long)max, PROT_NONE,
+    /* Reserve one segment more, to align the start to a segment (the hot
+     * path finds a record's segment by masking its address). */
+    long base = ioh_raw6(SYS_mmap, 0, (long)(max + SEG_SIZE), PROT_NONE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if ((unsigned long)base > -4096ul)
         return (int)base;
-    g.base = (char *)base;
+    uintptr_t aligned = ((uintptr_t)base + SEG_SIZE - 1) & ~(uintptr_t)(SEG_SIZE - 1);
+    if (aligned > (uintptr_t)base)
+        ioh_raw2(SYS_munmap, base, (long)(aligned - (uintptr_t)base));
+    if (aligned - (uintptr_t)base < SEG_SIZE)
+        ioh_raw2(SYS_munmap, aligned + max, (long)(SEG_SIZE - (aligned - (uintptr_t)base)));
+    g.base = (char *)aligned;
     g.reserved = max;
     atomic_store(&g.mapped, 0);
     int err = grow_to(FIRST_CHUNK);

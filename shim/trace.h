@@ -31,6 +31,12 @@
 
 struct ioh_ofd;
 
+/* Segment size (and the header area's): fixed, so that the hot path shifts
+ * and masks instead of multiplying. The mapping is aligned to it, so a
+ * record's segment is its address with the low bits cleared. */
+#define IOH_SEG_SHIFT 16
+#define IOH_SEG_SIZE  (1u << IOH_SEG_SHIFT)
+
 /* Process-wide writer state; see trace.c for who writes which field. */
 struct ioh_trace_state {
     int enabled;                   /* IOHINT_TRACE_DIR asked for traces and a
@@ -88,8 +94,8 @@ static inline void *ioh_trace_reserve(size_t bytes)
                          t->trace_gen == atomic_load_explicit(&ioh_trace.gen, memory_order_relaxed), 1)) {
         uint64_t c = ioh_tls_xadd(&t->cursor, bytes);
         uint32_t pos = (uint32_t)c;
-        if (__builtin_expect(pos + bytes + sizeof(struct ioh_seg_header) <= ioh_trace.seg_size, 1))
-            return (char *)ioh_trace.hdr + (c >> 32) * ioh_trace.seg_size +
+        if (__builtin_expect(pos + bytes + sizeof(struct ioh_seg_header) <= IOH_SEG_SIZE, 1))
+            return (char *)ioh_trace.hdr + ((c >> 32) << IOH_SEG_SHIFT) +
                    sizeof(struct ioh_seg_header) + pos;
     }
     return ioh__trace_reserve_slow(bytes);
@@ -98,10 +104,8 @@ static inline void *ioh_trace_reserve(size_t bytes)
 /* Publish a record written into space from ioh_trace_reserve. */
 static inline void ioh_trace_commit(void *rec, size_t bytes)
 {
-    struct ioh_trace_header *h = ioh_trace.hdr;
-    size_t rel = (size_t)((char *)rec - (char *)h);
     struct ioh_seg_header *seg =
-        (struct ioh_seg_header *)((char *)h + (rel & ~((size_t)ioh_trace.seg_size - 1)));
+        (struct ioh_seg_header *)((uintptr_t)rec & ~(uintptr_t)(IOH_SEG_SIZE - 1));
     uint32_t end = (uint32_t)((char *)rec + bytes - (char *)(seg + 1));
     /* used = max(used, end), in one compare-and-exchange that a signal
      * handler cannot split: a handler that committed a later record between
