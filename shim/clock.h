@@ -37,6 +37,9 @@ static inline uint64_t ioh_ticks(void) { return ioh_clock_ns(CLOCK_MONOTONIC); }
 struct ioh_clock_anchor {
     uint64_t tsc;
     uint64_t ns;
+    uint64_t last;                 /* latest ns returned: a thread's clock never
+                                      goes back, even when a re-anchor corrects
+                                      the rate */
 };
 
 /* Calibrate once per process (spins ~50 us on x86). */
@@ -56,10 +59,15 @@ static inline uint64_t ioh_clock_to_ns(struct ioh_clock_anchor *a, uint64_t tick
 #if IOH_CLOCK_TSC
     if (__builtin_expect(a->ns == 0 || ticks - a->tsc > (1ull << 32), 0))
         ioh_clock_reanchor(a);
-    if (ticks < a->tsc)            /* another CPU's TSC a hair behind */
-        return a->ns;
-    __extension__ typedef unsigned __int128 u128;
-    return a->ns + (uint64_t)(((u128)(ticks - a->tsc) * ioh_clock_rate()) >> 32);
+    uint64_t ns = a->ns;
+    if (ticks > a->tsc) {          /* else another CPU's TSC is a hair behind */
+        __extension__ typedef unsigned __int128 u128;
+        ns += (uint64_t)(((u128)(ticks - a->tsc) * ioh_clock_rate()) >> 32);
+    }
+    if (ns < a->last)
+        return a->last;
+    a->last = ns;
+    return ns;
 #else
     (void)a;
     return ticks;
