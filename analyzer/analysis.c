@@ -1015,6 +1015,24 @@ static struct ioh_an_stream *stream_of(struct ioh_analysis *an, struct ioh__proc
     return &an->streams[ps->stream_of[file] - 1];
 }
 
+/* A policy action (op `policy`, aux = enum ioh_pol_act of policies/policy.h:
+ * 1 hint, 2 veto, 3 override, 4 refill, 5 prefetch, 6 drop, 7 decide,
+ * 8 backoff). */
+static void policy_action(struct ioh_an_applied *ap, const struct ioh_event *e)
+{
+    if (e->aux >= sizeof ap->actions / sizeof ap->actions[0])
+        return;
+    ap->actions[e->aux]++;
+    switch (e->aux) {
+    case 1: case 3: ap->last_hint = (uint32_t)e->len; break;
+    case 4: if (e->ret > 0) ap->refill_bytes += (uint64_t)e->ret; break;
+    case 5: ap->prefetch_bytes += e->len; break;
+    case 6: ap->drop_bytes += e->len; break;
+    case 7: ap->decided_class = (uint32_t)e->len; ap->decided_flags = (uint32_t)e->ret; break;
+    default: break;
+    }
+}
+
 static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_state *ps,
                      const struct ioh_event *e)
 {
@@ -1041,6 +1059,10 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
         struct ioh_an_file *f = &an->files[s->file];
         if (s->fd < 0)
             s->fd = e->fd;
+        if (__builtin_expect(e->flags & IOH_EV_SERVED, 0) && e->ret > 0) {
+            f->applied.served_reads++;
+            f->applied.served_bytes += (uint64_t)e->ret;
+        }
         bool has_off = e->off >= 0 && !(e->flags & IOH_EV_NOOFF);
         if (e->ret > 0 && has_off) {
             if (!f->state && !file_state(an, f))
@@ -1077,6 +1099,8 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
         s = stream_of(an, ps, e->file);
         if (s && e->op == IOH_OP_FADVISE && e->aux < 32)
             an->files[s->file].advice_mask |= 1u << e->aux;
+        if (s && e->op == IOH_OP_POLICY)
+            policy_action(&an->files[s->file].applied, e);
         return;
     case IOH_CLASS_FD:
         if (e->op == IOH_OP_CLOSE || e->op == IOH_OP_FCLOSE) {

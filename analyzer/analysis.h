@@ -224,6 +224,20 @@ struct ioh_an_file {
     uint64_t mapped_bytes;
     uint32_t advice_mask;       /* 1 << POSIX_FADV_* the programs themselves gave */
 
+    /* What a policy did to this file (traces made with iohint run -p): the
+     * trace's `policy` events (aux = enum ioh_pol_act, policies/policy.h) and
+     * the reads served from a coalescing block (IOH_EV_SERVED). */
+    struct ioh_an_applied {
+        uint64_t served_reads, served_bytes;
+        uint64_t actions[9];    /* count per enum ioh_pol_act (1..8) */
+        uint64_t refill_bytes;  /* read into coalescing blocks */
+        uint64_t prefetch_bytes;
+        uint64_t drop_bytes;
+        uint32_t decided_class; /* the last `decide`: enum ioh_cls_class ... */
+        uint32_t decided_flags; /* ... and the actions (IOH_ACT_*, policies/spec.h) */
+        uint32_t last_hint;     /* the last advice applied or overriding (POSIX_FADV_*) */
+    } applied;
+
     uint64_t size_hist[IOH_AN_SIZE_BUCKETS];      /* requested length (len) of reads */
     struct ioh_an_count top_sizes[IOH_AN_TOPK];   /* most common lengths, count desc */
     uint32_t ntop_sizes;

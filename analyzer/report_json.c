@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "spec.h"
 #include "ioh_config.h"
 #include "recommend.h"
 
@@ -407,6 +408,32 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     }
     end_arr(w);
     u_(w, "main_phase", f->main_phase);
+
+    const struct ioh_an_applied *ap = &f->applied;
+    obj(w, "applied");
+    u_(w, "served_reads", ap->served_reads);
+    u_(w, "served_bytes", ap->served_bytes);
+    u_(w, "block_reads", ap->actions[4]);
+    u_(w, "block_bytes", ap->refill_bytes);
+    u_(w, "hints", ap->actions[1]);
+    u_(w, "vetoes", ap->actions[2]);
+    u_(w, "overrides", ap->actions[3]);
+    u_(w, "prefetch_requests", ap->actions[5]);
+    u_(w, "prefetch_bytes", ap->prefetch_bytes);
+    u_(w, "dropped_bytes", ap->drop_bytes);
+    u_(w, "decisions", ap->actions[7]);
+    u_(w, "backoffs", ap->actions[8]);
+    if (ap->actions[7]) {
+        char what[256];
+        struct ioh_actions a = {.flags = ap->decided_flags};
+        ioh_actions_format(&a, what, sizeof what);
+        s_(w, "decided_class", ioh_cls_name((enum ioh_cls_class)ap->decided_class));
+        s_(w, "decided_policy", what);
+    } else {
+        null_(w, "decided_class");
+        null_(w, "decided_policy");
+    }
+    end_obj(w);
 
     const struct ioh_an_recommendation *r = &f->rec;
     obj(w, "recommendation");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "spec.h"
 #include "recommend.h"
 
 #define SHOW_PROCESSES 8
@@ -185,6 +186,42 @@ static void print_site(FILE *o, const struct ioh_analysis *an, uint32_t site)
     }
 }
 
+/* What a policy did, when the trace was made under one (iohint run -p). */
+static void print_applied(FILE *o, const struct ioh_an_file *f)
+{
+    const struct ioh_an_applied *ap = &f->applied;
+    uint64_t acts = 0;
+    for (size_t i = 0; i < sizeof ap->actions / sizeof ap->actions[0]; i++)
+        acts += ap->actions[i];
+    if (!acts && !ap->served_reads)
+        return;
+    char b1[32], b2[32], b3[32], what[256];
+    fprintf(o, "  %-11s ", "applied");
+    if (ap->actions[7]) {
+        struct ioh_actions a = {.flags = ap->decided_flags};
+        ioh_actions_format(&a, what, sizeof what);
+        fprintf(o, " auto chose %s for %s;", what, ioh_cls_name((enum ioh_cls_class)ap->decided_class));
+    }
+    if (ap->served_reads)
+        fprintf(o, " %s of %s reads served from blocks (%s read into them);",
+                num(b1, sizeof b1, ap->served_reads), num(b2, sizeof b2, f->m.reads),
+                bytes(b3, sizeof b3, ap->refill_bytes));
+    if (ap->actions[1] || ap->actions[3])
+        fprintf(o, " %s hint%s applied%s;", num(b1, sizeof b1, ap->actions[1] + ap->actions[3]),
+                ap->actions[1] + ap->actions[3] == 1 ? "" : "s",
+                ap->actions[3] ? " (overriding the program's)" : "");
+    if (ap->actions[2])
+        fprintf(o, " %s of the program's hints vetoed;", num(b1, sizeof b1, ap->actions[2]));
+    if (ap->actions[5])
+        fprintf(o, " prefetched %s in %s requests;", bytes(b1, sizeof b1, ap->prefetch_bytes),
+                num(b2, sizeof b2, ap->actions[5]));
+    if (ap->actions[6])
+        fprintf(o, " released %s behind the reader;", bytes(b1, sizeof b1, ap->drop_bytes));
+    if (ap->actions[8])
+        fprintf(o, " prefetch backed off;");
+    fputc('\n', o);
+}
+
 static void print_effect_line(FILE *o, const struct ioh_an_recommendation *r)
 {
     const struct ioh_an_effect *b = &r->baseline, *p = &r->predicted;
@@ -270,6 +307,7 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
     if (f->mmaps)
         fprintf(o, "  %-11s  also mapped %s times (%s); page faults are not traced\n", "mmap",
                 num(b1, sizeof b1, f->mmaps), bytes(b2, sizeof b2, f->mapped_bytes));
+    print_applied(o, f);
     print_effect_line(o, &f->rec);
     if (f->model_sample < 1.0)
         fprintf(o, "  %-11s  predictions from %.1f%% of the reads (16 MiB regions), scaled\n", "sampled",

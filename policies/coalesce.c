@@ -128,6 +128,7 @@ static long block_refill(struct ioh_coalesce *cb, int fd, int64_t at)
     atomic_fetch_add_explicit(&cb->seq, 1, memory_order_release);      /* even */
     unlock(&cb->owner);
     bump(&g.refills, 1);
+    ioh_shim_record_action(fd, ioh_fd_lookup(fd), IOH_PACT_REFILL, at, cb->cap, r);
     if (r > 0)
         bump(&g.bytes_in, (uint64_t)r);
     return r;
@@ -196,9 +197,7 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, vo
     if (__builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed), 1) &&
         ioh_coalesce_buf_ok(buf, n) && ioh_coalesce_copy(cb, pos, buf, n) == n) {
         int64_t expected = pos;
-        if (atomic_compare_exchange_strong_explicit(&o->offset, &expected, pos + (int64_t)n,
-                                                    memory_order_acq_rel,
-                                                    memory_order_acquire)) {
+        if (ioh_ofd_claim(o, &expected, pos + (int64_t)n)) {
             *at = pos;
             bump(&g.served, 1);
             bump(&g.bytes_out, n);
@@ -217,9 +216,7 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, vo
             return -1;
         }
         int64_t expected = pos;
-        if (atomic_compare_exchange_strong_explicit(&o->offset, &expected, pos + r,
-                                                    memory_order_acq_rel,
-                                                    memory_order_acquire)) {
+        if (ioh_ofd_claim(o, &expected, pos + r)) {
             *at = pos;
             if (!refilled && r > 0) {
                 bump(&g.served, 1);

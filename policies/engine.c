@@ -195,7 +195,7 @@ static int hint_of(uint32_t flags)
     }
 }
 
-static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o, int fd)
+static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o)
 {
     if (atomic_load(&pf->cb))
         return;
@@ -207,8 +207,6 @@ static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o, int fd)
             return;
         }
         atomic_store_explicit(&o->cb, cb, memory_order_release);
-        ioh_shim_record_action(fd, o, IOH_PACT_DECIDE, 0, pf->act.coalesce_block,
-                                   IOH_ACT_COALESCE);
     }
 }
 
@@ -251,7 +249,7 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
                              pf->pf_how);
     /* Explicit coalescing: a block for writable-free descriptions. */
     if ((a->flags & IOH_ACT_COALESCE) && !(flags & IOH_OFD_WRITABLE))
-        start_coalescing(pf, o, fd);
+        start_coalescing(pf, o);
     atomic_store(&o->pol, pf);
 }
 
@@ -365,7 +363,7 @@ static void decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
         apply_hint(fd, o, pf, hint, pf->app_hint >= 0 && pf->app_hint != hint
                                         ? IOH_PACT_OVERRIDE : IOH_PACT_HINT);
     if ((want & IOH_ACT_COALESCE) && !(atomic_load(&o->flags) & IOH_OFD_WRITABLE))
-        start_coalescing(pf, o, fd);
+        start_coalescing(pf, o);
     if (pf->pf_off)
         want &= ~(uint32_t)(IOH_ACT_PREFETCH | IOH_ACT_WINDOW);
     pf->act.flags = want | (pf->act.flags & IOH_ACT_KEEP_HINTS);

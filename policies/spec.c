@@ -314,7 +314,12 @@ void ioh_actions_format(const struct ioh_actions *a, char *buf, size_t len)
         if (!on)
             continue;
         int n;
-        if (f == IOH_ACT_COALESCE)
+        uint64_t v = f == IOH_ACT_COALESCE ? a->coalesce_block
+                   : f == IOH_ACT_PREFETCH ? a->prefetch_distance
+                   : f == IOH_ACT_WINDOW ? a->window_size : 0;
+        if (v == 0)                /* a size not given: the bare action */
+            n = snprintf(buf + at, len - at, "%s%s", at ? "," : "", g_words[i].name);
+        else if (f == IOH_ACT_COALESCE)
             n = snprintf(buf + at, len - at, "%scoalesce=%llu", at ? "," : "",
                          (unsigned long long)a->coalesce_block);
         else if (f == IOH_ACT_PREFETCH)
