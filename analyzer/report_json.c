@@ -425,7 +425,7 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     u_(w, "backoffs", ap->actions[8]);
     if (ap->actions[7]) {
         char what[256];
-        struct ioh_actions a = {.flags = ap->decided_flags};
+        struct ioh_actions a = {.flags = ap->decided_flags & ~(uint32_t)IOH_ACT_AUTO};
         ioh_actions_format(&a, what, sizeof what);
         s_(w, "decided_class", ioh_cls_name((enum ioh_cls_class)ap->decided_class));
         s_(w, "decided_policy", what);

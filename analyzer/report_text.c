@@ -198,7 +198,7 @@ static void print_applied(FILE *o, const struct ioh_an_file *f)
     char b1[32], b2[32], b3[32], what[256];
     fprintf(o, "  %-11s ", "applied");
     if (ap->actions[7]) {
-        struct ioh_actions a = {.flags = ap->decided_flags};
+        struct ioh_actions a = {.flags = ap->decided_flags & ~(uint32_t)IOH_ACT_AUTO};
         ioh_actions_format(&a, what, sizeof what);
         fprintf(o, " auto chose %s for %s;", what, ioh_cls_name((enum ioh_cls_class)ap->decided_class));
     }
