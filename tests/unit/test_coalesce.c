@@ -5,6 +5,7 @@
  * end of file and the partial tail block never served past (appending makes
  * new data visible), the invalidation generation, reads of a block or more
  * going straight to pread, the refill try-lock falling back to pread, errors,
+ * buffers not yet proven writable going to the kernel (EFAULT stays EFAULT),
  * the memory bound, pooled blocks that never leak another file's bytes, and
  * two threads claiming the same logical offset: together they get the file,
  * each byte once.
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -99,6 +101,7 @@ static void full_reads_until_eof(void **state)
     struct ioh_coalesce_stats s0, s1;
     ioh_coalesce_stats(&s0);
     unsigned char *buf = malloc(200000);
+    ioh_coalesce_buf_seen(buf, 200000);   /* a buffer the kernel wrote */
     uint64_t pos = 0;
     unsigned sizes[] = {1, 7, 100, 4096, 5000, 65535, 1, 3, 70000, 12, 200000, 999};
     for (unsigned i = 0; pos < FSIZE; i++) {
@@ -148,6 +151,7 @@ static void big_reads_go_direct(void **state)
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
     assert_non_null(cb);
     unsigned char *buf = malloc(3 * BLOCK);
+    ioh_coalesce_buf_seen(buf, 3 * BLOCK);   /* a buffer the kernel wrote */
     struct ioh_coalesce_stats s0, s1;
     ioh_coalesce_stats(&s0);
     int err;
@@ -177,6 +181,7 @@ static void pread_semantics(void **state)
     ofd_init(&o);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
     unsigned char buf[5000];
+    ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err = 0;
     uint64_t offs[] = {0, 1, BLOCK - 10, BLOCK, 3 * BLOCK + 5, FSIZE - 4999, FSIZE - 3, 77};
     for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
@@ -211,6 +216,7 @@ static void eof_not_cached(void **state)
     ofd_init(&o);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
     unsigned char buf[400];
+    ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err;
     int64_t at;
     /* The block now holds [0,100), a partial block. */
@@ -255,6 +261,7 @@ static void invalidation_generation(void **state)
     ofd_init(&o);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
     unsigned char buf[100], copy[100];
+    ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err;
     int64_t at;
     assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 10, &err, &at), 10);
@@ -307,6 +314,7 @@ static void busy_block_reads_directly(void **state)
     ofd_init(&o);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
     unsigned char buf[1000];
+    ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err;
     int64_t at;
     assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 100, &err, &at), 100);
@@ -343,6 +351,7 @@ static void errors(void **state)
     atomic_store(&o.offset, 5);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
     char buf[10];
+    ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err = 0;
     int64_t at;
     int fd = open(g_path, O_RDONLY);
@@ -377,6 +386,7 @@ static void pooled_blocks_start_empty(void **state)
     ofd_init(&ob);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
     char buf[100];
+    ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err;
     int64_t at;
     assert_int_equal(ioh_coalesce_read(cb, fa, &oa, buf, 100, &err, &at), 100);
@@ -390,6 +400,55 @@ static void pooled_blocks_start_empty(void **state)
     close(fa);
     close(fb);
     unlink(path);
+}
+
+/* A block serves only into a buffer range the kernel already wrote for this
+ * thread (ioh_coalesce_buf_seen): a read into any other buffer goes to the
+ * kernel first, so NULL and read-only buffers get EFAULT, not a crash. */
+static void unproven_buffers_go_to_the_kernel(void **state)
+{
+    (void)state;
+    int fd = open(g_path, O_RDONLY);
+    struct ioh_ofd o;
+    ofd_init(&o);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    char *a = malloc(1000), *b = malloc(1000);
+    int err;
+    int64_t at;
+    ioh_coalesce_buf_seen(a, 1000);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, a, 100, &err, &at), 100);   /* fills */
+    /* NULL and a read-only page: EFAULT, nothing consumed. */
+    err = 0;
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, NULL, 10, &err, &at), -1);
+    assert_int_equal(err, EFAULT);
+    assert_int_equal(atomic_load(&o.offset), 100);
+    char *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(ro != MAP_FAILED);
+    err = 0;
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, ro, 10, &err, &at), -1);
+    assert_int_equal(err, EFAULT);
+    err = 0;
+    assert_int_equal(ioh_coalesce_pread(cb, fd, ro, 10, 50, &err), -1);
+    assert_int_equal(err, EFAULT);
+    assert_int_equal(atomic_load(&o.offset), 100);
+    /* A new buffer: the first read goes to the kernel (direct), the next
+     * ones into the same range are served. */
+    struct ioh_coalesce_stats s0, s1, s2;
+    ioh_coalesce_stats(&s0);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, b, 50, &err, &at), 50);
+    assert_memory_equal(b, g_data + 100, 50);
+    ioh_coalesce_stats(&s1);
+    assert_int_equal(s1.direct - s0.direct, 1);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, b, 50, &err, &at), 50);
+    assert_memory_equal(b, g_data + 150, 50);
+    ioh_coalesce_stats(&s2);
+    assert_int_equal(s2.direct, s1.direct);
+    assert_int_equal(s2.served - s1.served, 1);
+    munmap(ro, 4096);
+    free(a);
+    free(b);
+    ioh_coalesce_free(cb);
+    close(fd);
 }
 
 /* IOHINT_COALESCE_MEM bounds all blocks together; freeing gives it back. */
@@ -436,6 +495,7 @@ static void *reader_thread(void *arg)
 {
     struct reader *r = arg;
     unsigned char *buf = malloc(BLOCK * 2);
+    ioh_coalesce_buf_seen(buf, BLOCK * 2);   /* a buffer the kernel wrote */
     pthread_barrier_wait(r->start);
     for (;;) {
         r->seed = r->seed * 1103515245u + 12345u;
@@ -545,6 +605,7 @@ int main(void)
         cmocka_unit_test(busy_block_reads_directly),
         cmocka_unit_test(errors),
         cmocka_unit_test(pooled_blocks_start_empty),
+        cmocka_unit_test(unproven_buffers_go_to_the_kernel),
         cmocka_unit_test(memory_bound),
         cmocka_unit_test(two_threads_claim_disjoint_ranges),
     };
