@@ -4,6 +4,7 @@
  * usage: forkpf fork FILE [FORKS]
  *        forkpf unshare FILE [syscall]
  *        forkpf forkrace FILE
+ *        forkpf forkrace-children FILE
  *        forkpf hidden FILE
  *        forkpf --make FILE SIZE
  *
@@ -32,7 +33,10 @@
  * multiples of 8) while another forks children that exit at once; the pieces
  * the reader got must tile the file exactly. A read in flight when the fork
  * shares every description must be accounted for in the kernel offset the
- * reads use from then on (INTERPOSITION.md section 5: atfork).
+ * reads use from then on (INTERPOSITION.md section 5: atfork). With
+ * forkrace-children each child also reads up to 64 bytes of the shared
+ * description and reports them: its bytes count too, the pieces of parent
+ * and children together must tile the file.
  *
  * hidden: the shim keeps descriptors of its own at high numbers (libunwind's
  * pipe when tracing, the prefetch worker's descriptors on FUSE) and hides
@@ -192,16 +196,43 @@ struct piece {
 };
 
 static volatile int g_done;
+static int g_race_fd = -1, g_child_reads;
+static struct piece *g_child_pieces;
+static size_t g_nchild;
 
 static void *forker(void *arg)
 {
     int *forks = arg;
     while (!g_done) {
+        int p[2] = {-1, -1};
+        if (g_child_reads && pipe(p) != 0)
+            die("pipe");
         pid_t pid = fork();
-        if (pid == 0)
+        if (pid == 0) {
+            if (g_child_reads) {
+                /* The child reads a little of the shared description and
+                 * says what it got (first word and length). */
+                uint64_t w[8];
+                ssize_t r = read(g_race_fd, w, sizeof w);
+                uint64_t rep[2] = {r > 0 ? w[0] : 0, r > 0 ? (uint64_t)r : 0};
+                if (write(p[1], rep, sizeof rep) != (ssize_t)sizeof rep)
+                    _exit(3);
+            }
             _exit(0);
-        if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+        }
+        if (pid < 0)
             die("fork");
+        if (g_child_reads) {
+            uint64_t rep[2];
+            close(p[1]);
+            if (read(p[0], rep, sizeof rep) != (ssize_t)sizeof rep)
+                die("child report");
+            close(p[0]);
+            if (rep[1] && g_nchild < 100000)
+                g_child_pieces[g_nchild++] = (struct piece){rep[0], rep[1]};
+        }
+        if (waitpid(pid, NULL, 0) != pid)
+            die("waitpid");
         (*forks)++;
     }
     return NULL;
@@ -213,14 +244,17 @@ static int cmp_piece(const void *a, const void *b)
     return x->at < y->at ? -1 : x->at > y->at;
 }
 
-static int do_forkrace(const char *path)
+static int do_forkrace(const char *path, int child_reads)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         die("open");
     off_t size = lseek(fd, 0, SEEK_END);
     lseek(fd, 0, SEEK_SET);
-    size_t cap = (size_t)size / 8 + 16, np = 0;
+    g_race_fd = fd;
+    g_child_reads = child_reads;
+    g_child_pieces = calloc(100000, sizeof *g_child_pieces);
+    size_t cap = (size_t)size / 8 + 16 + 100000, np = 0;
     struct piece *p = calloc(cap, sizeof *p);
     int forks = 0;
     pthread_t t;
@@ -247,6 +281,9 @@ static int do_forkrace(const char *path)
     }
     g_done = 1;
     pthread_join(t, NULL);
+    /* The children's pieces belong to the same description. */
+    for (size_t i = 0; i < g_nchild; i++)
+        p[np++] = g_child_pieces[i];
     qsort(p, np, sizeof *p, cmp_piece);
     uint64_t expect = 0;
     for (size_t i = 0; i < np; i++) {
@@ -332,7 +369,9 @@ int main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "hidden"))
         return do_hidden(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "forkrace"))
-        return do_forkrace(argv[2]);
+        return do_forkrace(argv[2], 0);
+    if (argc == 3 && !strcmp(argv[1], "forkrace-children"))
+        return do_forkrace(argv[2], 1);
     if (argc >= 3 && !strcmp(argv[1], "unshare"))
         return do_unshare(argv[2], argc > 3 && !strcmp(argv[3], "syscall"));
     die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | hidden FILE | --make FILE SIZE");

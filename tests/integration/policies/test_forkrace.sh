@@ -11,13 +11,29 @@
 # range was read again. Now a claim that finds the description synced marks
 # it lagging again, and the next read that goes to the kernel syncs first:
 # shim/fdtab.h, ioh_ofd_claim and ioh_ofd_sync.)
+#
+# usage: test_forkrace.sh [children]
+# With "children" every child also reads up to 64 bytes of the shared
+# description right after the fork and reports them; the parent's and the
+# children's pieces together must tile the file (forkpf forkrace-children).
+# KNOWN BUG (fails on purpose until fixed; policy_forkrace_children), with
+# any lazily tracked offset: about half of the runs get bytes twice. A lazy
+# read in flight in the parent at fork time claims its range after the
+# prepare handler's sync; the parent then syncs before its next kernel read
+# (the fix above), but the child reads the shared kernel offset at once and
+# gets that range too - the kernel instead serialises the two reads on the
+# description's position lock. The sync points have to wait for lazy reads
+# in flight (or make them fail their claim and go to the kernel) before the
+# description is shared.
 source "$(dirname "$0")/../lib.sh"
 
+mode=forkrace
+[[ ${1:-} == children ]] && mode=forkrace-children
 prog=$POLPROGS/forkpf
 f=$T/words.bin
 "$prog" --make "$f" $((32 * 1024 * 1024))
 for i in 1 2 3; do
-    "$prog" forkrace "$f" >"$T/out" 2>&1 || { show "$T/out"; fail "forkrace failed without the shim"; }
+    "$prog" "$mode" "$f" >"$T/out" 2>&1 || { show "$T/out"; fail "$mode failed without the shim"; }
 done
 failed=()
 for policy in trace:none auto coalesce; do
@@ -30,7 +46,7 @@ for policy in trace:none auto coalesce; do
             env+=(IOHINT_TRACE_DIR="$T/trace")
         fi
         rc=0
-        timeout -k 5 30 env "${env[@]}" "$prog" forkrace "$f" >"$T/out" 2>&1 || rc=$?
+        timeout -k 5 30 env "${env[@]}" "$prog" "$mode" "$f" >"$T/out" 2>&1 || rc=$?
         if [[ $rc -ne 0 ]]; then
             [[ $bad -eq 0 ]] && { echo "--- policy '$policy', run $i (exit status $rc):" >&2; show "$T/out"; }
             bad=$((bad + 1))
