@@ -11,6 +11,7 @@
 #include "options.h"
 #include "policy.h"
 #include "raw.h"
+#include "spin.h"
 #include "state.h"
 
 /* Pool and counters. The pool lock is a try-spin with owner check, taken only
@@ -33,31 +34,9 @@ static inline void bump(_Atomic uint64_t *c, uint64_t v)
                           memory_order_relaxed);
 }
 
-static void *map_anon(size_t size)
-{
-    long p = ioh_raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return (unsigned long)p > -4096ul ? NULL : (void *)p;
-}
-
-static int trylock(_Atomic uint32_t *owner)
-{
-    uint32_t expected = 0;
-    return atomic_compare_exchange_strong_explicit(owner, &expected, ioh_tid(),
-                                                   memory_order_acquire, memory_order_relaxed);
-}
-
-static void unlock(_Atomic uint32_t *owner)
-{
-    atomic_store_explicit(owner, 0, memory_order_release);
-}
-
 static int pool_lock(void)
 {
-    for (int spins = 0; !trylock(&g.pool_owner); spins++)
-        if (atomic_load(&g.pool_owner) == ioh_tid() || spins > 1000000)
-            return 0;
-    return 1;
+    return ioh_spin_lock(&g.pool_owner);
 }
 
 struct ioh_coalesce *ioh_coalesce_new(uint64_t block)
@@ -76,11 +55,11 @@ struct ioh_coalesce *ioh_coalesce_new(uint64_t block)
                 *pp = cb->next_free;
                 break;
             }
-        unlock(&g.pool_owner);
+        ioh_spin_unlock(&g.pool_owner);
     }
     if (!cb) {
-        cb = map_anon(sizeof *cb);
-        char *data = cb ? map_anon(block) : NULL;
+        cb = ioh_map_anon(sizeof *cb);
+        char *data = cb ? ioh_map_anon(block) : NULL;
         if (!data) {
             if (cb)
                 ioh_raw2(SYS_munmap, cb, sizeof *cb);
@@ -105,7 +84,7 @@ void ioh_coalesce_free(struct ioh_coalesce *cb)
     if (pool_lock()) {
         cb->next_free = g.free_list;
         g.free_list = cb;
-        unlock(&g.pool_owner);
+        ioh_spin_unlock(&g.pool_owner);
     }
     /* If the pool lock could not be had, the block is simply leaked. */
 }
@@ -114,7 +93,7 @@ void ioh_coalesce_free(struct ioh_coalesce *cb)
  * -EBUSY if someone else is refilling. */
 static long block_refill(struct ioh_coalesce *cb, int fd, int64_t at)
 {
-    if (!trylock(&cb->owner))
+    if (!ioh_spin_trylock(&cb->owner))
         return -EBUSY;
     uint32_t gen = atomic_load(&ioh__coalesce_gen);
     atomic_fetch_add_explicit(&cb->seq, 1, memory_order_acq_rel);      /* odd */
@@ -126,7 +105,7 @@ static long block_refill(struct ioh_coalesce *cb, int fd, int64_t at)
     atomic_store_explicit(&cb->len, r > 0 ? (uint32_t)r : 0, memory_order_relaxed);
     atomic_store_explicit(&cb->gen, gen, memory_order_relaxed);
     atomic_fetch_add_explicit(&cb->seq, 1, memory_order_release);      /* even */
-    unlock(&cb->owner);
+    ioh_spin_unlock(&cb->owner);
     bump(&g.refills, 1);
     ioh_shim_record_action(fd, ioh_fd_lookup(fd), IOH_PACT_REFILL, at, cb->cap, r);
     if (r > 0)
@@ -136,6 +115,17 @@ static long block_refill(struct ioh_coalesce *cb, int fd, int64_t at)
 
 /* Fill dst with up to n bytes at `at`: from the block, refilling it, or
  * directly. Returns bytes (short only at EOF) or -errno if nothing came. */
+/* A read that bypasses the block: bytes or -errno. */
+static long direct(int fd, char *dst, size_t n, int64_t at)
+{
+    long r;
+    do
+        r = ioh_raw_pread(fd, dst, n, at);
+    while (r == -EINTR);
+    bump(&g.direct, 1);
+    return r;
+}
+
 static long gather(struct ioh_coalesce *cb, int fd, char *dst, size_t n, int64_t at,
                    int *refilled)
 {
@@ -143,11 +133,7 @@ static long gather(struct ioh_coalesce *cb, int fd, char *dst, size_t n, int64_t
     if (!ioh_coalesce_buf_ok(dst, n)) {
         /* A buffer not yet proven writable: let the kernel read into it (and
          * fail with EFAULT if it must). */
-        long r;
-        do
-            r = ioh_raw_pread(fd, dst, n, at);
-        while (r == -EINTR);
-        bump(&g.direct, 1);
+        long r = direct(fd, dst, n, at);
         if (r >= 0 && n > 0)
             ioh_coalesce_buf_seen(dst, n);
         return r;
@@ -158,24 +144,11 @@ static long gather(struct ioh_coalesce *cb, int fd, char *dst, size_t n, int64_t
             got += k;
             continue;
         }
-        long r;
-        if (n - got >= cb->cap) {
-            /* Big enough to go straight to the kernel. */
-            do
-                r = ioh_raw_pread(fd, dst + got, n - got, at + (int64_t)got);
-            while (r == -EINTR);
-            bump(&g.direct, 1);
-            if (r <= 0)
-                return got ? (long)got : r;
-            got += (size_t)r;
-            continue;
-        }
-        r = block_refill(cb, fd, at + (int64_t)got);
+        /* Big enough to go straight to the kernel, or someone else is
+         * refilling: read directly. */
+        long r = n - got >= cb->cap ? -EBUSY : block_refill(cb, fd, at + (int64_t)got);
         if (r == -EBUSY) {
-            do
-                r = ioh_raw_pread(fd, dst + got, n - got, at + (int64_t)got);
-            while (r == -EINTR);
-            bump(&g.direct, 1);
+            r = direct(fd, dst + got, n - got, at + (int64_t)got);
             if (r <= 0)
                 return got ? (long)got : r;
             got += (size_t)r;

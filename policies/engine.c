@@ -37,6 +37,7 @@
 #include "policy.h"
 #include "prefetch.h"
 #include "raw.h"
+#include "spin.h"
 #include "spec.h"
 #include "state.h"
 
@@ -91,48 +92,27 @@ static struct {
 
 /* ------------------------------------------------------------------ */
 
-static int trylock(_Atomic uint32_t *owner)
-{
-    uint32_t expected = 0;
-    return atomic_compare_exchange_strong_explicit(owner, &expected, ioh_tid(),
-                                                   memory_order_acquire, memory_order_relaxed);
-}
-
-static void unlock(_Atomic uint32_t *owner)
-{
-    atomic_store_explicit(owner, 0, memory_order_release);
-}
-
-static void *map_anon(size_t size)
-{
-    long p = ioh_raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return (unsigned long)p > -4096ul ? NULL : (void *)p;
-}
-
 static struct ioh_pol_file *pf_alloc(void)
 {
     struct ioh_pol_file *pf = NULL;
-    for (int spins = 0; !trylock(&g.pool_owner); spins++)
-        if (atomic_load(&g.pool_owner) == ioh_tid() || spins > 1000000)
-            return map_anon(sizeof *pf);
+    if (!ioh_spin_lock(&g.pool_owner))
+        return ioh_map_anon(sizeof *pf);
     pf = g.free_list;
     if (pf)
         g.free_list = pf->next_free;
-    unlock(&g.pool_owner);
+    ioh_spin_unlock(&g.pool_owner);
     if (!pf)
-        pf = map_anon(sizeof *pf);
+        pf = ioh_map_anon(sizeof *pf);
     return pf;
 }
 
 static void pf_release(struct ioh_pol_file *pf)
 {
-    for (int spins = 0; !trylock(&g.pool_owner); spins++)
-        if (atomic_load(&g.pool_owner) == ioh_tid() || spins > 1000000)
-            return;               /* leak rather than wait on ourselves */
+    if (!ioh_spin_lock(&g.pool_owner))
+        return;                   /* leak rather than wait on ourselves */
     pf->next_free = g.free_list;
     g.free_list = pf;
-    unlock(&g.pool_owner);
+    ioh_spin_unlock(&g.pool_owner);
 }
 
 static uint64_t mem_total(void)
@@ -231,7 +211,7 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     pf->pf_how = ioh_prefetch_hint_works(o->fs_type) ? IOH_PF_WILLNEED : IOH_PF_READ;
     pf->next_decision = DECIDE_FIRST;
     if (pf->is_auto) {
-        pf->cls = map_anon(sizeof *pf->cls);
+        pf->cls = ioh_map_anon(sizeof *pf->cls);
         if (pf->cls) {
             ioh_cls_init(pf->cls, NULL);
             if (o->size > 0)
@@ -491,7 +471,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
                      uint64_t t, uint64_t dur)
 {
     struct ioh_pol_file *pf = atomic_load_explicit(&o->pol, memory_order_acquire);
-    if (!pf || !trylock(&pf->owner))
+    if (!pf || !ioh_spin_trylock(&pf->owner))
         return;
     if (ret > 0 && off >= 0) {
         pf->reads++;
@@ -534,7 +514,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
         if (a & IOH_ACT_NOREUSE)
             drop_behind(fd, o, pf, off);
     }
-    unlock(&pf->owner);
+    ioh_spin_unlock(&pf->owner);
 }
 
 /* ------------------------------------------------------------------ */
@@ -587,7 +567,7 @@ void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o)
         FILE *none = NULL;
         if (!atomic_compare_exchange_strong(&g_streams.f[i], &none, f))
             continue;
-        char *buf = map_anon(size);
+        char *buf = ioh_map_anon(size);
         if (!buf || setvbuf(f, buf, _IOFBF, size) != 0) {
             if (buf)
                 ioh_raw2(SYS_munmap, buf, size);

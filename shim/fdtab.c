@@ -12,6 +12,7 @@
 #include <sys/statfs.h>
 
 #include "raw.h"
+#include "spin.h"
 #include "state.h"
 #include "trace_format.h"
 
@@ -50,33 +51,14 @@ void ioh_fdtab_set_release_hook(void (*fn)(struct ioh_ofd *o))
     g_fd.release_hook = fn;
 }
 
-static void *map_zero(size_t size)
-{
-    void *p = (void *)ioh_raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
-                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return (unsigned long)p > -4096ul ? NULL : p;
-}
-
-/* Returns 1 if taken, 0 if this thread already holds it (a signal handler
- * interrupted it inside): the caller must then not touch shared state. */
 static int fd_lock(void)
 {
-    uint32_t me = ioh_tid();
-    if (atomic_load_explicit(&g_fd.lock_owner, memory_order_relaxed) == me)
-        return 0;
-    for (;;) {
-        uint32_t expected = 0;
-        if (atomic_compare_exchange_weak_explicit(&g_fd.lock_owner, &expected, me,
-                                                  memory_order_acquire,
-                                                  memory_order_relaxed))
-            return 1;
-        __builtin_ia32_pause();
-    }
+    return ioh_spin_lock(&g_fd.lock_owner);
 }
 
 static void fd_unlock(void)
 {
-    atomic_store_explicit(&g_fd.lock_owner, 0, memory_order_release);
+    ioh_spin_unlock(&g_fd.lock_owner);
 }
 
 void ioh_fdtab_init(void)
@@ -88,7 +70,7 @@ void ioh_fdtab_init(void)
 struct ioh_fdent *ioh__fd_entry_create(int fd)
 {
     unsigned pi = (unsigned)fd >> FD_PAGE_BITS;
-    struct ioh_fdent *fresh = map_zero(FD_PAGE_SIZE * sizeof *fresh);
+    struct ioh_fdent *fresh = ioh_map_anon(FD_PAGE_SIZE * sizeof *fresh);
     if (!fresh)
         return NULL;
     struct ioh_fdent *expected = NULL, *page = fresh;
@@ -103,7 +85,7 @@ struct ioh_fdent *ioh__fd_entry_create(int fd)
 static struct ioh_ofd *ofd_alloc(void)
 {
     if (!g_fd.free_list) {
-        struct ioh_ofd *chunk = map_zero(OFD_CHUNK * sizeof *chunk);
+        struct ioh_ofd *chunk = ioh_map_anon(OFD_CHUNK * sizeof *chunk);
         if (!chunk)
             return NULL;
         for (unsigned i = 0; i < OFD_CHUNK; i++) {
@@ -203,7 +185,7 @@ static void read_path(int fd, struct ioh_ofd *o)
         n = 0;
     o->path = o->path_inline;
     if ((size_t)n >= sizeof o->path_inline) {
-        char *p = map_zero(4096);
+        char *p = ioh_map_anon(4096);
         if (p)
             o->path = p;
         else

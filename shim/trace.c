@@ -15,6 +15,7 @@
 #include "options.h"
 #include "policy.h"
 #include "raw.h"
+#include "spin.h"
 
 #define SEG_SIZE       IOH_SEG_SIZE          /* also the header area */
 #define FIRST_CHUNK    (SEG_SIZE * 5)        /* header + 4 segments */
@@ -84,23 +85,12 @@ static size_t read_proc(const char *path, char *buf, size_t cap)
 
 static int grow_lock(void)
 {
-    uint32_t me = ioh_tid();
-    if (atomic_load_explicit(&g.grow_owner, memory_order_relaxed) == me)
-        return 0;
-    for (;;) {
-        uint32_t expected = 0;
-        if (atomic_compare_exchange_weak_explicit(&g.grow_owner, &expected, me,
-                                                  memory_order_acquire, memory_order_relaxed))
-            return 1;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
+    return ioh_spin_lock(&g.grow_owner);
 }
 
 static void grow_unlock(void)
 {
-    atomic_store_explicit(&g.grow_owner, 0, memory_order_release);
+    ioh_spin_unlock(&g.grow_owner);
 }
 
 /* Make [0, want) of the file allocated and mapped. Grow lock held. */
@@ -317,8 +307,7 @@ static void grow_ahead(uint64_t claimed_end)
     uint64_t slack = mapped / 4 > 4 * SEG_SIZE ? mapped / 4 : 4 * SEG_SIZE;
     if (mapped >= g.reserved || mapped - claimed_end >= slack)
         return;
-    uint32_t expected = 0;
-    if (!atomic_compare_exchange_strong(&g.grow_owner, &expected, ioh_tid()))
+    if (!ioh_spin_trylock(&g.grow_owner))
         return;
     uint64_t want = claimed_end + slack;
     if (want > g.reserved)
