@@ -1,6 +1,8 @@
 /* spec.c - parsing policy strings and files; see spec.h. */
 #include "spec.h"
 
+#include "parse.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -24,29 +26,13 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-/* Sizes like 4096, 64K, 8M, 1G (powers of 1024). */
+/* Sizes like 4096, 64K, 8M, 1G (parse.h), from 1 byte to 1 TiB. */
 static int parse_size(const char *s, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *s == '-')
+    int64_t v;
+    if (ioh_parse_size(s, &v) < 0 || v <= 0 || v > (1ll << 40))
         return -1;
-    unsigned shift = 0;
-    switch (toupper((unsigned char)*end)) {
-    case '\0': break;
-    case 'K': shift = 10; end++; break;
-    case 'M': shift = 20; end++; break;
-    case 'G': shift = 30; end++; break;
-    default: return -1;
-    }
-    if (*end == 'i' || *end == 'I')
-        end++;
-    if (*end == 'B' || *end == 'b')
-        end++;
-    if (*end || v == 0 || v > (1ull << 40) >> shift)
-        return -1;
-    *out = (uint64_t)v << shift;
+    *out = (uint64_t)v;
     return 0;
 }
 

@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+#include "parse.h"
+
 enum ioh_opt_type { IOH_OPT_BOOL, IOH_OPT_INT, IOH_OPT_SIZE, IOH_OPT_STRING, IOH_OPT_PATH };
 
 #define IOH_OPTIONS(X)                                                              \
@@ -42,11 +44,7 @@ void ioh_options_reload(void);
 int64_t ioh_opt_int(enum ioh_opt_id id);          /* BOOL, INT, SIZE */
 const char *ioh_opt_str(enum ioh_opt_id id);      /* STRING, PATH; never NULL */
 
-/* Parse helpers, exposed for unit tests and for the command line tool.
- * Return 0 on success, -EINVAL on a bad value. */
-int ioh_parse_bool(const char *s, int64_t *out);
-int ioh_parse_int(const char *s, int64_t *out);
-int ioh_parse_size(const char *s, int64_t *out);
+/* The value syntax (ioh_parse_bool/int/size) is in parse.h. */
 
 /* Table access for --help style listings. */
 const char *ioh_opt_name(enum ioh_opt_id id);
