@@ -177,8 +177,7 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, vo
             return (ssize_t)n;
         }
     }
-    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
-        atomic_store(&o->lagging, 1);
+    ioh_ofd_mark_lagging(o);
     for (;;) {
         pos = atomic_load_explicit(&o->offset, memory_order_acquire);
         int refilled = 0;

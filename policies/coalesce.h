@@ -103,8 +103,7 @@ static inline ssize_t ioh_coalesce_read_fast(struct ioh_coalesce *cb, struct ioh
         ioh_coalesce_copy(cb, pos, buf, n) != n)
         return -1;
     int64_t expected = pos;
-    if (!atomic_compare_exchange_strong_explicit(&o->offset, &expected, pos + (int64_t)n,
-                                                 memory_order_acq_rel, memory_order_acquire))
+    if (!ioh_ofd_claim(o, &expected, pos + (int64_t)n))
         return -1;
     return (ssize_t)n;
 }

@@ -335,19 +335,37 @@ void ioh_ofd_share(struct ioh_ofd *o)
 
 void ioh_ofd_sync(int fd, struct ioh_ofd *o)
 {
-    if (!o || !atomic_load_explicit(&o->lagging, memory_order_acquire))
+    if (!o || atomic_load_explicit(&o->lagging, memory_order_acquire) == 0)
         return;
-    /* A lazy read in another thread may claim a range while we sync: look
-     * again after clearing the flag, and go round if it did (its claim also
-     * re-marks the flag if it comes later: ioh_ofd_claim). */
+    /* One sync at a time (lagging: 1 lags, 2 being synced, 0 exact). Whoever
+     * loses waits for the winner: a read that goes to the kernel must not run
+     * while another thread's sync may still move the offset back. */
+    int expected = 1;
+    if (!atomic_compare_exchange_strong(&o->lagging, &expected, 2)) {
+        while (atomic_load(&o->lagging) == 2)
+            ioh_raw0(SYS_sched_yield);
+        return;
+    }
+    /* Let the lazy reads in flight in other threads finish (a read waiting on
+     * slow storage included, as the kernel's f_pos lock would make a reader
+     * of the same description wait). Bounded: a signal handler on a thread
+     * whose own lazy read it interrupted must not wait for itself. */
+    uint64_t t0 = 0;
+    while (atomic_load(&o->inflight)) {
+        uint64_t now = ioh_clock_ns(CLOCK_MONOTONIC);
+        if (!t0)
+            t0 = now;
+        else if (now - t0 > 200000000)
+            break;
+        ioh_raw0(SYS_sched_yield);
+    }
     for (;;) {
         int64_t at = atomic_load(&o->offset);
         ioh_raw_lseek(fd, at, SEEK_SET);
-        atomic_store(&o->lagging, 0);
         if (atomic_load(&o->offset) == at)
-            return;
-        atomic_store(&o->lagging, 1);
+            break;
     }
+    atomic_store(&o->lagging, 0);
 }
 
 static void sync_one(int fd, struct ioh_ofd *o, void *arg)
@@ -368,7 +386,10 @@ void ioh_fdtab_share_all(void)
 
 void ioh_fdtab_fork_prepare(void)
 {
-    ioh_fdtab_sync_all();         /* the child shares every description */
+    /* The child shares every description: mark them shared, then put each
+     * kernel offset where the program is (after the lazy reads in flight). */
+    ioh_fdtab_share_all();
+    ioh_fdtab_sync_all();
     g_fd.fork_held = (uint32_t)fd_lock();
 }
 

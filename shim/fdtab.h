@@ -59,8 +59,9 @@ struct ioh_ofd {
     struct ioh_ofd *next_free;     /* pool free list; guarded by the lock */
     struct ioh_pol_file *_Atomic pol; /* policy state (policies/), or NULL */
     struct ioh_coalesce *_Atomic cb;  /* its block cache when it coalesces, or NULL */
-    _Atomic int lagging;           /* the kernel offset lags `offset`: a policy
-                                      serves reads from a buffer (policies/coalesce.c) */
+    _Atomic int lagging;           /* 1: the kernel offset lags `offset` (lazy
+                                      offsets); 2: a sync is moving it; 0: exact */
+    _Atomic uint32_t inflight;     /* lazy reads in progress (ioh_ofd_lazy_begin) */
     char *path;                    /* path_inline or an mmap'd long path */
     char path_inline[IOH_OFD_PATH_INLINE];
 };
@@ -146,6 +147,35 @@ static inline int ioh_ofd_lazy(const struct ioh_ofd *o)
            ioh_ofd_private(o);
 }
 
+/* Bracket a lazy read (or seek) of o: 1 if o is lazy and the read may go on
+ * lazily (then call ioh_ofd_lazy_end after claiming), 0 if it must go to the
+ * kernel. The count comes before the check and a sync point marks the
+ * description shared before it waits for the count to drop (ioh_ofd_sync),
+ * so a lazy read either sees "shared" or is waited for: a fork never
+ * happens in the middle of one, as the kernel's f_pos lock would ensure. */
+static inline int ioh_ofd_lazy_begin(struct ioh_ofd *o)
+{
+    atomic_fetch_add_explicit(&o->inflight, 1, memory_order_seq_cst);
+    if (ioh_ofd_lazy(o))
+        return 1;
+    atomic_fetch_sub_explicit(&o->inflight, 1, memory_order_release);
+    return 0;
+}
+
+static inline void ioh_ofd_lazy_end(struct ioh_ofd *o)
+{
+    atomic_fetch_sub_explicit(&o->inflight, 1, memory_order_release);
+}
+
+/* A lazy read or seek is about to leave the kernel offset behind. */
+static inline void ioh_ofd_mark_lagging(struct ioh_ofd *o)
+{
+    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed)) {
+        int exact = 0;
+        atomic_compare_exchange_strong(&o->lagging, &exact, 1);
+    }
+}
+
 /* Claim the logical offset: move it from *expected to `to` if nobody moved it
  * (else *expected gets its value and 0 is returned). A sync point (fork in
  * another thread...) may have put the kernel offset where the logical one was
@@ -157,12 +187,13 @@ static inline int ioh_ofd_claim(struct ioh_ofd *o, int64_t *expected, int64_t to
     if (!atomic_compare_exchange_strong_explicit(&o->offset, expected, to, memory_order_acq_rel,
                                                  memory_order_acquire))
         return 0;
-    if (__builtin_expect(!atomic_load_explicit(&o->lagging, memory_order_relaxed), 0))
-        atomic_store_explicit(&o->lagging, 1, memory_order_release);
+    ioh_ofd_mark_lagging(o);
     return 1;
 }
 
-/* Put the kernel offset of fd where the logical offset is (if it lags). */
+/* Put the kernel offset of fd where the logical offset is (if it lags),
+ * after the lazy reads in flight have finished. Callers that share the
+ * description mark it shared first. */
 void ioh_ofd_sync(int fd, struct ioh_ofd *o);
 /* ... for every known descriptor (fork, spawn, system, popen, exec). */
 void ioh_fdtab_sync_all(void);

@@ -186,9 +186,9 @@ static inline void leave_lazy(int fd, struct ioh_ofd *o)
 {
     if (!o)
         return;
-    policy_sync(fd, o);
     if (ioh_ofd_private(o))
         ioh_ofd_share(o);
+    policy_sync(fd, o);
 }
 
 /* The file offset at which a read that used (and advanced) the description's
@@ -293,8 +293,7 @@ static inline const struct ioh_real *real(void)
  * Returns what read() returns, with *err and *at (the offset read from). */
 static ssize_t lazy_read(int fd, struct ioh_ofd *o, void *buf, size_t n, int *err, int64_t *at)
 {
-    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
-        atomic_store(&o->lagging, 1);
+    ioh_ofd_mark_lagging(o);
     for (;;) {
         int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
         ssize_t r = real_pread(fd, buf, n, pos);
@@ -311,8 +310,7 @@ static ssize_t lazy_read(int fd, struct ioh_ofd *o, void *buf, size_t n, int *er
 static ssize_t lazy_readv(int fd, struct ioh_ofd *o, const struct iovec *iov, int cnt, int *err,
                           int64_t *at)
 {
-    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
-        atomic_store(&o->lagging, 1);
+    ioh_ofd_mark_lagging(o);
     for (;;) {
         int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
         ssize_t r = real_preadv2(fd, iov, cnt, pos, 0);
@@ -349,12 +347,16 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
     int err = errno;
     int64_t off;
     struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
-    if (cb && ioh_ofd_lazy(o) && blocks_ok()) {
-        r = ioh_coalesce_read(cb, fd, o, buf, n, &err, &off);
-        c.flags |= IOH_EV_SERVED;
-        pthread_testcancel();     /* read() is a cancellation point */
-    } else if (o && ioh_ofd_lazy(o)) {
-        r = lazy_read(fd, o, buf, n, &err, &off);
+    if (o && ioh_ofd_lazy_begin(o)) {
+        if (cb && blocks_ok()) {
+            r = ioh_coalesce_read(cb, fd, o, buf, n, &err, &off);
+            c.flags |= IOH_EV_SERVED;
+        } else {
+            r = lazy_read(fd, o, buf, n, &err, &off);
+        }
+        ioh_ofd_lazy_end(o);
+        if (c.flags & IOH_EV_SERVED)
+            pthread_testcancel(); /* read() is a cancellation point */
     } else {
         policy_sync(fd, o);
         r = real_read(fd, buf, n);
@@ -407,8 +409,9 @@ static ssize_t do_readv(int fd, const struct iovec *iov, int cnt, void *caller)
     ssize_t r;
     int err = errno;
     int64_t off;
-    if (o && ioh_ofd_lazy(o)) {
+    if (o && ioh_ofd_lazy_begin(o)) {
         r = lazy_readv(fd, o, iov, cnt, &err, &off);
+        ioh_ofd_lazy_end(o);
     } else {
         policy_sync(fd, o);
         r = real_readv(fd, iov, cnt);
@@ -436,8 +439,9 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
     ssize_t r;
     int err = errno;
     int64_t at = off;
-    if (off == -1 && flags == 0 && o && ioh_ofd_lazy(o)) {
+    if (off == -1 && flags == 0 && o && ioh_ofd_lazy_begin(o)) {
         r = lazy_readv(fd, o, iov, cnt, &err, &at);
+        ioh_ofd_lazy_end(o);
     } else {
         if (off == -1)
             policy_sync(fd, o);
@@ -465,8 +469,9 @@ IOH_EXPORT ssize_t read(int fd, void *buf, size_t n)
         atomic_load_explicit(&ioh_mode, memory_order_relaxed) == IOH_MODE_ACTIVE &&
         (o = ioh_fd_lookup(fd)) != NULL && blocks_ok() &&
         (cb = atomic_load_explicit(&o->cb, memory_order_acquire)) != NULL &&
-        ioh_ofd_private(o) && (++ioh_tls.served & 15) != 0) {
+        (++ioh_tls.served & 15) != 0 && ioh_ofd_lazy_begin(o)) {
         ssize_t r = ioh_coalesce_read_fast(cb, o, buf, n);
+        ioh_ofd_lazy_end(o);
         if (r >= 0) {
             pthread_testcancel();
             return r;
@@ -550,8 +555,7 @@ IOH_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off64_t 
  * or another thread happens wholly before or after the seek. */
 static off64_t lazy_lseek(int fd, struct ioh_ofd *o, off64_t off, int whence, int *err)
 {
-    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
-        atomic_store(&o->lagging, 1);
+    ioh_ofd_mark_lagging(o);
     for (;;) {
         int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
         int64_t to;
@@ -599,8 +603,9 @@ static off64_t do_lseek(int fd, off64_t off, int whence, void *caller)
     enter(&c);
     off64_t r;
     int err = errno;
-    if (o && ioh_ofd_lazy(o)) {
+    if (o && ioh_ofd_lazy_begin(o)) {
         r = lazy_lseek(fd, o, off, whence, &err);
+        ioh_ofd_lazy_end(o);
     } else {
         policy_sync(fd, o);
         r = real_lseek(fd, off, whence);
@@ -827,8 +832,8 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
          * be exact. */
         struct ioh_ofd *src = ioh_fd_lookup(oldfd);
         if (src) {
-            policy_sync(oldfd, src);
             ioh_ofd_share(src);
+            policy_sync(oldfd, src);
         }
         enter(&c);
     }
@@ -867,8 +872,8 @@ static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg
     if (watch) {
         struct ioh_ofd *src = ioh_fd_lookup(fd);
         if (src && cmd != F_SETFL) {
-            policy_sync(fd, src);
             ioh_ofd_share(src);
+            policy_sync(fd, src);
         }
         enter(&c);
     }
@@ -986,8 +991,8 @@ IOH_EXPORT pid_t _Fork(void)
 static void before_child(void)
 {
     if (observe()) {
-        ioh_fdtab_sync_all();
         ioh_fdtab_share_all();
+        ioh_fdtab_sync_all();
     }
 }
 
@@ -1117,8 +1122,8 @@ static void exec_event(int64_t ret, void *caller)
         return;
     struct call c;
     enter(&c);
-    ioh_fdtab_sync_all();
     ioh_fdtab_share_all();
+    ioh_fdtab_sync_all();
     record_proc(IOH_OP_EXEC, ret, &c, caller);
     leave();
 }
@@ -1980,7 +1985,11 @@ IOH_EXPORT FILE *fdopen(int fd, const char *mode)
     }
     if (!observe())
         return ioh_real.fdopen(fd, mode);
-    policy_sync(fd, ioh_fd_lookup(fd));   /* stdio reads through the kernel offset */
+    struct ioh_ofd *src = ioh_fd_lookup(fd);
+    if (src) {                    /* stdio reads through the kernel offset */
+        ioh_ofd_share(src);
+        policy_sync(fd, src);
+    }
     struct call c;
     enter(&c);
     FILE *f = ioh_real.fdopen(fd, mode);
