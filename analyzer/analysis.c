@@ -1193,6 +1193,21 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
     for (uint32_t i = 1; i < f->nphases; i++)
         if (f->phases[i].reads > f->phases[f->main_phase].reads)
             f->main_phase = i;
+    /* A file read twice is a first pass then a re-read: when re-read phases
+     * hold at least half the reads, the largest of them names the file (two
+     * passes tie, and the first, sequential, would otherwise win). */
+    uint64_t reread = 0, all = 0;
+    int best = -1;
+    for (uint32_t i = 0; i < f->nphases; i++) {
+        all += f->phases[i].reads;
+        if (f->phases[i].cls == IOH_CLS_REREAD) {
+            reread += f->phases[i].reads;
+            if (best < 0 || f->phases[i].reads > f->phases[best].reads)
+                best = (int)i;
+        }
+    }
+    if (best >= 0 && 2 * reread >= all)
+        f->main_phase = (uint32_t)best;
     if (f->nphases) {
         const struct ioh_cls_phase *ph = &f->phases[f->main_phase];
         f->cls = ph->cls;

@@ -38,6 +38,7 @@ enum {
 #define I_RR         0x08u   /* re-read bytes read recently */
 #define I_CONSEC     0x10u   /* SEQ with no gap at all */
 #define I_HEAD_SHIFT 5
+#define I_SHORT      0x80u   /* SEQ step of a run left before seq_run_min bytes */
 
 /* ioh_cls_slot.meta: [lo, hi) within the page, lo in bits 0-11, hi in 12-24. */
 #define M_VALID   0x40000000u
@@ -88,6 +89,7 @@ void ioh_cls_params_default(struct ioh_cls_params *p)
     memset(p, 0, sizeof *p);
     p->seq_gap = IOH_CLS_PAGE;
     p->small_request = 16384;
+    p->seq_run_min = 128 * 1024;
     p->min_reads = 4;
     p->window_share = 0.9;
     p->windowed_max = 0.25;
@@ -276,6 +278,28 @@ static void checkpoint(struct ioh_cls_state *s)
 
 /* ---- feeding ------------------------------------------------------------ */
 
+/* The reader jumped away from the run of head ph. A run shorter than
+ * seq_run_min bytes (samtools reading one region, then jumping to the next)
+ * is not sequential reading: its steps still in the ring are flagged, and
+ * classify() counts them as forward jumps (docs/classes.md). The run is
+ * measured from where it began, so a long stream with stray reads stays
+ * sequential. */
+static void leave_run(struct ioh_cls_state *s, unsigned ph)
+{
+    if (s->head_steps[ph] && s->head_end[ph] - s->head_start[ph] < s->p.seq_run_min) {
+        uint32_t left = s->head_steps[ph];
+        for (uint32_t k = s->n; k-- > 0 && left;) {
+            uint32_t ri = ring_at(s, k);
+            unsigned inf = s->r_info[ri];
+            if ((inf & I_KIND) == K_SEQ && (inf >> I_HEAD_SHIFT & 3u) == ph) {
+                s->r_info[ri] = (uint8_t)(inf | I_SHORT);
+                left--;
+            }
+        }
+    }
+    s->head_steps[ph] = 0;
+}
+
 /* Does [o, end) overlap bytes read recently in its first page? Updates the
  * page table either way. Only the first page is looked up, one probe per
  * read: re-reading the middle of an earlier large read is missed, so the
@@ -344,7 +368,7 @@ void ioh_cls_feed(struct ioh_cls_state *s, const struct ioh_cls_event *e)
     const uint64_t r = (uint64_t)e->ret;
     const uint64_t end = o + r;
     const uint64_t gap = s->p.seq_gap;
-    unsigned info = K_FIRST, h = 0;
+    unsigned info = K_FIRST, h = 0, newhead = 0;
 
     if (s->reads != 0) {
         const uint64_t po = s->prev_off, pe = s->prev_end;
@@ -382,8 +406,18 @@ void ioh_cls_feed(struct ioh_cls_state *s, const struct ioh_cls_event *e)
                         h = i;
                     }
                 }
+                leave_run(s, s->prev_head);
+                s->head_start[h] = o;
+                s->head_steps[h] = 0;
+                newhead = 1;
             }
         }
+    }
+    if (s->reads == 0) {
+        s->head_start[h] = o;
+        s->head_steps[h] = 0;
+    } else if (!newhead && (info & I_KIND) == K_SEQ) {
+        s->head_steps[h]++;
     }
     s->head_off[h] = o;
     s->head_end[h] = end;
@@ -568,6 +602,18 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
         }
         prev = o;
     }
+    /* Bytes the re-reading reads returned (a 16-byte header read again
+     * must not outvote 4 KiB pages read once: sqlite3), and the sequential
+     * steps of runs left short (leave_run). */
+    uint64_t rr_bytes = 0;
+    uint32_t short_seq = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = ring_at(s, k);
+        unsigned info = s->r_info[i];
+        if (info & I_RR)
+            rr_bytes += s->r_ret[i];
+        short_seq += k > 0 && (info & I_KIND) == K_SEQ && (info & I_SHORT);
+    }
     uint32_t len_count = 0, nstride = 0;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t i = ring_at(s, k);
@@ -596,11 +642,11 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
     if (m == 0)
         return;
 
-    const uint32_t seq = kinds[K_SEQ], rev = kinds[K_REV];
-    const uint32_t fwd = kinds[K_FWD], back = kinds[K_BACK], over = kinds[K_OVER];
+    const uint32_t seq = kinds[K_SEQ] - short_seq, rev = kinds[K_REV];
+    const uint32_t fwd = kinds[K_FWD] + short_seq, back = kinds[K_BACK], over = kinds[K_OVER];
     const uint32_t fstride = stride > 0 ? nstride : 0, rstride = stride < 0 ? nstride : 0;
     r->frac_consecutive = consec / dm;
-    r->frac_sequential = seq / dm;
+    r->frac_sequential = kinds[K_SEQ] / dm;
     r->frac_reverse = (rev + rstride) / dm;
     r->frac_forward = (seq + fwd) / dm;
     r->frac_backward = (rev + back) / dm;
@@ -624,7 +670,8 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
 
     /* Re-read first: that bytes come again is what a cache policy must know,
      * whatever order they come in (docs/classes.md, "Precedence"). */
-    if (r->frac_reread >= s->p.reread_min) {
+    if (r->frac_reread >= s->p.reread_min &&
+        (double)rr_bytes >= s->p.reread_min * (double)wbytes) {
         r->cls = IOH_CLS_REREAD;
         r->confidence = r->frac_reread * sample;
         return;
@@ -689,14 +736,14 @@ static bool supports(const struct ioh_cls_state *s, enum ioh_cls_class c, int64_
         return false;
     switch (c) {
     case IOH_CLS_SEQUENTIAL:
-        return kind == K_SEQ;
+        return kind == K_SEQ && !(info & I_SHORT);
     case IOH_CLS_REVERSE:
         return kind == K_REV || (kind == K_BACK && stride < 0 && step_of(s, k) == stride);
     case IOH_CLS_STRIDED:
         return kind == K_FWD && stride > 0 && step_of(s, k) == stride;
     case IOH_CLS_WINDOWED:
     case IOH_CLS_SPARSE:
-        return kind == K_FWD || kind == K_BACK || kind == K_OVER;
+        return kind == K_FWD || kind == K_BACK || kind == K_OVER || (kind == K_SEQ && (info & I_SHORT));
     case IOH_CLS_REREAD:
     case IOH_CLS_UNKNOWN:
     case IOH_CLS_COUNT:
@@ -788,6 +835,30 @@ static void describe(struct ioh_cls_phases *ps, uint32_t k_end)
     if (k0 >= k_end || k_end - k0 < s->p.min_reads || (!whole && k_end - k0 < IOH_CLS_RING / 2))
         return;
     struct ioh_cls_result own = refeed(s, k0, k_end);
+    /* The drift of a long phase is measured from the live state's
+     * checkpoints when the oldest lies inside the phase: re-classifying
+     * only its last reads would measure it across half a ring. */
+    if (!whole && k_end == s->n) {
+        uint32_t oldest = (s->ck_pos + IOH_CLS_CHECKPOINTS - s->ck_n) % IOH_CLS_CHECKPOINTS;
+        if (s->ck_n > 0 && s->ck_reads[oldest] >= ps->cur_first_read) {
+            struct ioh_cls_result live;
+            classify(s, &live, true);
+            own.drift_per_read = live.drift_per_read;
+            own.drift_per_sec = live.drift_per_sec;
+        }
+    }
+    /* The phase keeps its class (the margin decides that), but the window
+     * evidence, which does not depend on the class, comes from its own
+     * last reads rather than an older partial evaluation. */
+    if (own.cls != ps->cur.cls) {
+        ps->cur.detail.window = own.window;
+        ps->cur.detail.window_start = own.window_start;
+        ps->cur.detail.window_ratio = own.window_ratio;
+        ps->cur.detail.drift_per_read = own.drift_per_read;
+        ps->cur.detail.drift_per_sec = own.drift_per_sec;
+        ps->cur.detail.request_size = own.request_size;
+        ps->cur.detail.density = own.density;
+    }
     if (own.cls == ps->cur.cls) {
         /* The totals are the stream's so far, as in every result. */
         own.reads = ps->cur.detail.reads;

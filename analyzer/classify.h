@@ -80,6 +80,8 @@ struct ioh_cls_event {
 struct ioh_cls_params {
     uint64_t seq_gap;        /* 4096: a forward gap below this is still sequential */
     uint64_t small_request;  /* 16384: a median request below this sets `small` */
+    uint64_t seq_run_min;    /* 131072: a run left before this many bytes is a jump,
+                                not sequential reading (samtools' regions) */
     uint32_t min_reads;      /* 4: fewer data reads classify as unknown */
     double   window_share;   /* 0.9: share of recent reads the window holds [0.8, 1] */
     double   windowed_max;   /* 0.25: window / extent at most this is windowed */
@@ -167,6 +169,8 @@ struct ioh_cls_state {
     /* Stream heads: the last read of each recent sequential stream. */
     uint64_t head_off[IOH_CLS_HEADS], head_end[IOH_CLS_HEADS];
     uint64_t head_used[IOH_CLS_HEADS];
+    uint64_t head_start[IOH_CLS_HEADS];
+    uint32_t head_steps[IOH_CLS_HEADS];
 
     /* Ring of recent reads. r_info packs the kind of step into the read, its
      * stream head and the re-read and consecutive flags. */
