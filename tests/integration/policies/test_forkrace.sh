@@ -16,15 +16,11 @@
 # With "children" every child also reads up to 64 bytes of the shared
 # description right after the fork and reports them; the parent's and the
 # children's pieces together must tile the file (forkpf forkrace-children).
-# KNOWN BUG (fails on purpose until fixed; policy_forkrace_children), with
-# any lazily tracked offset: about half of the runs get bytes twice. A lazy
-# read in flight in the parent at fork time claims its range after the
-# prepare handler's sync; the parent then syncs before its next kernel read
-# (the fix above), but the child reads the shared kernel offset at once and
-# gets that range too - the kernel instead serialises the two reads on the
-# description's position lock. The sync points have to wait for lazy reads
-# in flight (or make them fail their claim and go to the kernel) before the
-# description is shared.
+# (This failed too, about half of the runs: the child read the shared kernel
+# offset at once and got the range a lazy read in flight in the parent was
+# about to claim. The sync points now mark the description shared and then
+# wait for the lazy reads in flight, as the kernel's position lock would:
+# shim/fdtab.h, ioh_ofd_lazy_begin.)
 source "$(dirname "$0")/../lib.sh"
 
 mode=forkrace
