@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,16 +36,19 @@ int ioh_op_class(unsigned op)
 
 /* One thread's records: its segments in claim order and a position. */
 struct cursor {
+    const unsigned char *data;     /* records of the current segment (after its header) */
+    uint32_t pos;                  /* byte position in the current segment's records */
+    uint32_t end;                  /* usable bytes in the current segment */
+    uint64_t key;                  /* time of the head record */
+    const struct ioh_rec *head;    /* NULL when exhausted */
+    uint32_t cur;                  /* index into segs */
     uint32_t tid;
     uint32_t nseg, cap;
     uint64_t *segs;                /* file offsets of its segments, in time order */
     uint64_t *segt;                /* ... and the time each was started (the
                                       headers are not touched again) */
-    uint32_t cur;                  /* index into segs */
-    uint32_t pos;                  /* byte position in the current segment's records */
-    uint32_t end;                  /* usable bytes in the current segment */
-    uint64_t key;                  /* time of the head record */
-    const struct ioh_rec *head;    /* NULL when exhausted */
+    uint32_t mapped;               /* segs[cur .. mapped) are populated */
+    uint64_t drop_off, drop_len;   /* done segments not yet dropped (contiguous) */
 };
 
 struct ioh_reader {
@@ -63,6 +67,8 @@ struct ioh_reader {
     uint64_t returned;
     char *warn;
     size_t warn_len;
+    uint32_t batch;                /* segments populated / dropped at once per cursor */
+    bool no_populate;              /* MADV_POPULATE_READ unsupported */
 };
 
 static void add_warning(struct ioh_reader *r, const char *fmt, ...)
@@ -164,20 +170,69 @@ static const struct ioh_seg_header *seg_at(const struct ioh_reader *r, uint64_t 
     return (const struct ioh_seg_header *)(r->map + off);
 }
 
-/* Load the head record of cursor c, advancing over segments; validates it. */
-static void cursor_load(struct ioh_reader *r, struct cursor *c)
+/* Mapping the records. Touching a segment faults its pages in one at a time
+ * (fault-around maps 64 KiB); instead, when a cursor enters a segment that is
+ * not mapped yet, the next `batch` segments of that thread that lie back to
+ * back in the file are populated with one madvise(MADV_POPULATE_READ), and
+ * the segments it is done with are dropped (MADV_DONTNEED) in batches of the
+ * same size. Resident memory stays bounded by 2 * batch + 2 segments per
+ * thread; the batch is smaller when there are many threads. */
+#ifndef BATCH_BYTES
+#define BATCH_BYTES (1u << 20)
+#endif
+        /* per cursor at most */
+#define BATCH_TOTAL (16u << 20)        /* all cursors of a trace together */
+
+static void cursor_map(struct ioh_reader *r, struct cursor *c)
 {
-    /* The common case first: the next record of the segment being read
-     * (c->end already checked) is a whole event. */
-    if (c->pos && c->pos + sizeof(struct ioh_event) <= c->end) {
-        const struct ioh_rec *rec = (const struct ioh_rec *)(r->map + c->segs[c->cur] +
-                                                             sizeof(struct ioh_seg_header) + c->pos);
-        if (rec->type == IOH_REC_EVENT && rec->size8 == sizeof(struct ioh_event) / 8) {
-            c->key = ((const struct ioh_event *)rec)->t;
-            c->head = rec;
-            return;
-        }
+    if (c->cur < c->mapped)
+        return;
+    uint64_t seg = r->hdr->seg_size;
+    uint32_t j = c->cur + 1;
+    while (j < c->nseg && j - c->cur < r->batch && c->segs[j] == c->segs[j - 1] + seg)
+        j++;
+    c->mapped = j;
+#ifdef MADV_POPULATE_READ
+    if (!r->no_populate && j - c->cur > 1) {
+        uint64_t base = c->segs[c->cur], len = (uint64_t)(j - c->cur) * seg;
+        if (base + len > r->size)
+            len = r->size - base;
+        /* Errors only mean the pages fault in as they are read. */
+        if (madvise((void *)(r->map + base), (size_t)len, MADV_POPULATE_READ) < 0 &&
+            (errno == EINVAL || errno == ENOSYS))
+            r->no_populate = true;
     }
+#endif
+}
+
+static void drop_range(struct ioh_reader *r, uint64_t off, uint64_t len)
+{
+    if (len)
+        madvise((void *)(r->map + off), (size_t)len, MADV_DONTNEED);
+}
+
+/* Segment at `done` (file offset) is finished: drop it, batched. */
+static void cursor_drop(struct ioh_reader *r, struct cursor *c, uint64_t done)
+{
+    uint64_t seg = r->hdr->seg_size;
+    uint64_t len = r->size - done < seg ? r->size - done : seg;
+    if (c->drop_len && c->drop_off + c->drop_len == done) {
+        c->drop_len += len;
+    } else {
+        drop_range(r, c->drop_off, c->drop_len);
+        c->drop_off = done;
+        c->drop_len = len;
+    }
+    if (c->drop_len >= (uint64_t)r->batch * seg) {
+        drop_range(r, c->drop_off, c->drop_len);
+        c->drop_len = 0;
+    }
+}
+
+/* Load the head record of cursor c, advancing over segments; validates it.
+ * cursor_load() below tries the common case first. */
+static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, struct cursor *c)
+{
     uint32_t seg_size = r->hdr->seg_size;
     for (;;) {
         if (c->cur >= c->nseg) {
@@ -187,6 +242,7 @@ static void cursor_load(struct ioh_reader *r, struct cursor *c)
         uint64_t base = c->segs[c->cur];
         const struct ioh_seg_header *sh = seg_at(r, base);
         if (c->pos == 0) {
+            cursor_map(r, c);
             uint64_t avail = r->size - base - sizeof *sh;
             uint32_t used = __atomic_load_n(&sh->used, __ATOMIC_ACQUIRE);
             uint32_t limit = seg_size - (uint32_t)sizeof *sh;
@@ -201,6 +257,7 @@ static void cursor_load(struct ioh_reader *r, struct cursor *c)
                 used = (uint32_t)avail;
             }
             c->end = used;
+            c->data = r->map + base + sizeof *sh;
         }
         if (c->pos + sizeof(struct ioh_rec) <= c->end) {
             const struct ioh_rec *rec =
@@ -240,35 +297,44 @@ static void cursor_load(struct ioh_reader *r, struct cursor *c)
                             rec->type, size);
         }
         /* Done with this segment: drop the pages of the one before it from
-         * our mapping (see drop_segments). Not this one: the record just
-         * returned lives in it and the caller is about to read it. Records
-         * returned earlier stay valid: the mapping is file-backed and never
-         * written, so they fault back in if read again. */
-        if (c->cur > 0) {
-            uint64_t done = c->segs[c->cur - 1];
-            size_t len = r->size - done < seg_size ? (size_t)(r->size - done) : seg_size;
-            madvise((void *)(r->map + done), len, MADV_DONTNEED);
-        }
+         * our mapping (batched, see cursor_drop). Not this one: the record
+         * just returned lives in it and the caller is about to read it.
+         * Records returned earlier stay valid: the mapping is file-backed
+         * and never written, so they fault back in if read again. */
+        if (c->cur > 0)
+            cursor_drop(r, c, c->segs[c->cur - 1]);
         c->cur++;
         c->pos = 0;
     }
 }
 
-/* Reading a segment header faults its pages in (with fault-around, often the
- * whole segment). Opening drops what it touched every DROP_EVERY segments, so
- * that a large trace never becomes resident all at once; records then come
- * back one segment at a time as they are read, and cursor_load() drops each
- * segment when done with it. Memory stays bounded by the threads' current
- * segments, not by the trace's size. */
-#define DROP_EVERY 256u
+/* Records are read once, in order: fetch the cache lines a little ahead, so
+ * that a new page does not stall the reader (the hardware prefetcher stops at
+ * page boundaries). Prefetches never fault. */
+#ifndef PREFETCH_AHEAD
+#define PREFETCH_AHEAD 2048u
+#endif
 
-static void drop_segments(struct ioh_reader *r)
+static inline void cursor_load(struct ioh_reader *r, struct cursor *c)
 {
-    if (r->size > r->hdr->header_size)
-        madvise((void *)(r->map + r->hdr->header_size), r->size - r->hdr->header_size,
-                MADV_DONTNEED);
+    /* The common case: the next record of the segment being read (c->end
+     * already checked) is a whole event. */
+    if (__builtin_expect(c->pos && c->pos + sizeof(struct ioh_event) <= c->end, 1)) {
+        const struct ioh_rec *rec = (const struct ioh_rec *)(c->data + c->pos);
+        __builtin_prefetch(c->data + c->pos + PREFETCH_AHEAD);
+        if (__builtin_expect(rec->type == IOH_REC_EVENT &&
+                             rec->size8 == sizeof(struct ioh_event) / 8, 1)) {
+            c->key = ((const struct ioh_event *)rec)->t;
+            c->head = rec;
+            return;
+        }
+    }
+    cursor_load_slow(r, c);
 }
 
+/* The segment headers are read with pread() when the trace is opened, not
+ * through the mapping: nothing of the trace becomes resident before its
+ * records are read, and each segment is mapped once, in cursor_map(). */
 static int heap_less(const struct ioh_reader *r, size_t a, size_t b)
 {
     return r->cur[a].key < r->cur[b].key;
@@ -339,20 +405,22 @@ struct ioh_reader *ioh_reader_open(const char *path, char *err, size_t errlen)
         return NULL;
     }
     void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
     if (map == MAP_FAILED) {
         fail(err, errlen, "%s: cannot map: %s", path, strerror(errno));
+        close(fd);
         return NULL;
     }
     madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
     if (validate_header(path, map, (size_t)st.st_size, err, errlen) < 0) {
         munmap(map, (size_t)st.st_size);
+        close(fd);
         return NULL;
     }
     struct ioh_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->name = strdup(path))) {
         free(r);
         munmap(map, (size_t)st.st_size);
+        close(fd);
         fail(err, errlen, "%s: out of memory", path);
         return NULL;
     }
@@ -369,21 +437,26 @@ struct ioh_reader *ioh_reader_open(const char *path, char *err, size_t errlen)
                            "reading what is there", path, (unsigned long long)end, r->size);
         end = r->size;
     }
-    uint32_t touched = 0;
     for (uint64_t off = r->hdr->header_size; off + sizeof(struct ioh_seg_header) <= end;
          off += r->hdr->seg_size) {
-        if (++touched % DROP_EVERY == 0)
-            drop_segments(r);
-        const struct ioh_seg_header *sh = seg_at(r, off);
-        if (__atomic_load_n(&sh->magic, __ATOMIC_ACQUIRE) != IOH_SEG_MAGIC)
+        struct ioh_seg_header sh;
+        if (pread(fd, &sh, sizeof sh, (off_t)off) != (ssize_t)sizeof sh)
+            break;                 /* the file shrank since fstat */
+        if (sh.magic != IOH_SEG_MAGIC)
             continue;              /* claimed, never started */
-        struct cursor *c = cursor_for(r, sh->tid);
-        if (!c || add_segment(c, off, sh->t_start) < 0) {
+        struct cursor *c = cursor_for(r, sh.tid);
+        if (!c || add_segment(c, off, sh.t_start) < 0) {
+            close(fd);
             ioh_reader_close(r);
             fail(err, errlen, "%s: out of memory", path);
             return NULL;
         }
     }
+    close(fd);
+    uint32_t per = BATCH_TOTAL / (r->ncur ? (uint32_t)r->ncur : 1);
+    if (per > BATCH_BYTES)
+        per = BATCH_BYTES;
+    r->batch = per / r->hdr->seg_size ? per / r->hdr->seg_size : 1;
     /* A thread's segments are in claim order in the file, except when a
      * signal handler claimed one while the code it interrupted was claiming
      * another: order them by the time they were started (nearly sorted, so
@@ -462,9 +535,24 @@ int ioh_reader_next(struct ioh_reader *r, struct ioh_record *rec)
     struct cursor *c = &r->cur[r->heap[0]];
     const struct ioh_rec *h = c->head;
     rec->type = h->type;
-    rec->ev = NULL;
     rec->path = NULL;
     rec->site = NULL;
+    if (__builtin_expect(h->type == IOH_REC_EVENT, 1)) {
+        rec->ev = (const struct ioh_event *)h;
+        c->pos += sizeof(struct ioh_event);
+        cursor_load(r, c);
+        if (__builtin_expect(c->head != NULL, 1)) {
+            if (r->nheap > 1)
+                heap_down(r, 0);
+        } else {
+            r->heap[0] = r->heap[--r->nheap];
+            if (r->nheap > 1)
+                heap_down(r, 0);
+        }
+        r->returned++;
+        return 1;
+    }
+    rec->ev = NULL;
     switch (h->type) {
     case IOH_REC_EVENT:
         rec->ev = (const struct ioh_event *)h;
