@@ -233,8 +233,19 @@ static inline uint64_t ioh_bits_first_set(const struct ioh_bitgroup *g, uint32_t
     return hi;
 }
 
+/* Whether every unit of [lo, hi) is set (units past the allocation are
+ * clear). One word, the common case, is one masked compare. */
 static inline bool ioh_bits_all(const struct ioh_bitgroup *g, uint32_t k, uint64_t lo, uint64_t hi)
 {
+    if (lo >= hi)
+        return true;
+    if (hi > g->nwords * 64)
+        return false;
+    uint64_t wl = lo / 64, wh = (hi - 1) / 64;
+    if (wl == wh) {
+        uint64_t m = ioh__mask(lo % 64, (hi - 1) % 64 + 1);
+        return (IOH__W(g, k, wl) & m) == m;
+    }
     return ioh_bits_first_clear(g, k, lo, hi) >= hi;
 }
 

@@ -93,7 +93,7 @@ static uint64_t fetch(struct ioh__models *m, uint32_t k, uint64_t plo, uint64_t 
     return bytes;
 }
 
-static bool have(const struct ioh__models *m, uint32_t k, uint64_t lo, uint64_t hi)
+static inline bool have(const struct ioh__models *m, uint32_t k, uint64_t lo, uint64_t hi)
 {
     const struct ioh_bitgroup *g = &m->bits;
     return ioh_bits_all(g, k, ioh_bits_lo_unit(g, lo), ioh_bits_hi_unit(g, hi));
@@ -153,11 +153,12 @@ static uint64_t next_size(uint64_t cur, uint64_t max)
 
 /* One read of [pos, pos + len) through kernel model k with read-ahead up to
  * ra_max pages (0: FADV_RANDOM), drop-behind if drop. */
-static void k_read(struct ioh__models *m, uint32_t k, struct ioh__ra *ra, uint64_t ra_max, bool drop_behind,
-                   uint64_t pos, uint64_t len, struct ioh__counts *c)
+static inline __attribute__((always_inline)) void
+k_read_hit(struct ioh__models *m, uint32_t k, struct ioh__ra *ra, uint64_t ra_max,
+           bool drop_behind, uint64_t pos, uint64_t len, uint64_t p, uint64_t q, bool hit,
+           struct ioh__counts *c)
 {
-    uint64_t p = pos / PG, q = page_ceil(pos + len);
-    if (have(m, k, p * PG, q * PG)) {
+    if (hit) {
         c->hits++;
     } else {
         c->misses++;
@@ -193,6 +194,57 @@ static void k_read(struct ioh__models *m, uint32_t k, struct ioh__ra *ra, uint64
     ra->has_prev = 1;
     if (drop_behind)
         drop(m, k, p, pos + len);
+}
+
+/* The same, k_read_hit() given pages [p, q) and whether model k has them all. */
+static inline __attribute__((always_inline)) void
+k_read(struct ioh__models *m, uint32_t k, struct ioh__ra *ra, uint64_t ra_max, bool drop_behind,
+       uint64_t pos, uint64_t len, struct ioh__counts *c)
+{
+    uint64_t p = pos / PG, q = page_ceil(pos + len);
+    k_read_hit(m, k, ra, ra_max, drop_behind, pos, len, p, q, have(m, k, p * PG, q * PG), c);
+}
+
+/* Pages [p, q) of one read in the model bitmaps: when their units lie in one
+ * word (the common case), the word's address in bitmap 0 and the mask, so
+ * that each model's "have" is one load and compare (the bitmaps are
+ * interleaved: bitmap k's word is wp[k]). The group must not grow or fold
+ * while this is used. */
+struct rgeom {
+    uint64_t p, q;
+    const uint64_t *wp;         /* NULL: use have() */
+    uint64_t mask;
+};
+
+static inline void rgeom_init(struct rgeom *gm, const struct ioh__models *m, uint64_t off,
+                              uint64_t end)
+{
+    const struct ioh_bitgroup *g = &m->bits;
+    gm->p = off / PG;
+    gm->q = page_ceil(end);
+    uint64_t lo = ioh_bits_lo_unit(g, gm->p * PG), hi = ioh_bits_hi_unit(g, gm->q * PG);
+    gm->wp = NULL;
+    gm->mask = 0;
+    if (lo < hi && hi <= g->nwords * 64 && lo / 64 == (hi - 1) / 64) {
+        gm->wp = &g->w[(lo / 64) * g->n];
+        gm->mask = ioh__mask(lo % 64, (hi - 1) % 64 + 1);
+    }
+}
+
+static inline bool rgeom_have(const struct ioh__models *m, const struct rgeom *gm, uint32_t k)
+{
+    if (gm->wp)
+        return (gm->wp[k] & gm->mask) == gm->mask;
+    return have(m, k, gm->p * PG, gm->q * PG);
+}
+
+/* k_read() of the read [off, end) whose geometry is gm. */
+static inline __attribute__((always_inline)) void
+k_read1(struct ioh__models *m, uint32_t k, struct ioh__ra *ra, uint64_t ra_max, bool drop_behind,
+        uint64_t off, uint64_t end, const struct rgeom *gm, struct ioh__counts *c)
+{
+    k_read_hit(m, k, ra, ra_max, drop_behind, off, end - off, gm->p, gm->q,
+               rgeom_have(m, gm, k), c);
 }
 
 static bool any_fetched(const struct ioh__models *m, uint32_t k, uint64_t lo, uint64_t hi)
@@ -327,6 +379,14 @@ static void topup(struct ioh__models *m, uint32_t k, uint64_t *ahead, uint64_t d
     }
 }
 
+/* p_run() of a run of one read. */
+static inline void p_one(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
+                         uint64_t ra_max, uint64_t off, uint64_t end, const struct rgeom *gm)
+{
+    k_read1(m, k, &s->ra[k], ra_max, false, off, end, gm, &m->c[k]);
+    topup(m, k, &s->ahead[idx], g_prefetch[idx], end, &m->c[k]);
+}
+
 static void p_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
                   uint64_t ra_max, uint64_t off, uint64_t end, uint64_t n)
 {
@@ -377,16 +437,16 @@ static void p_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
 /* Sliding window (seed 001's third flavour): keep the window of W bytes
  * around the mean offset of recent reads fetched, in steps of S; it follows
  * the mean as it drifts. The mean is an exponential average (1/8 per read). */
-static void w_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
-                  uint64_t ra_max, uint64_t off, uint64_t end, uint64_t n)
+static inline __attribute__((always_inline)) void
+w_window(struct ioh__models *m, uint32_t k, int idx, uint64_t off, uint64_t end, uint64_t n)
 {
     struct ioh__counts *c = &m->c[k];
     uint64_t w = g_window[idx];
-    uint64_t step = w / 16;
-    if (step > MIB)
-        step = MIB;
-    k_run(m, k, &s->ra[k], ra_max, false, off, end, n, c);
-
+    /* The step: w / 16, at most 1 MiB; a power of two (shifts, not divisions). */
+    const unsigned step_shift = idx == 0 ? 18 : 20;
+    const uint64_t step = 1ull << step_shift;
+    _Static_assert((4 * MIB) / 16 == 1ull << 18 && (32 * MIB) / 16 >= MIB && MIB == 1ull << 20,
+                   "window steps");
     int64_t mid = (int64_t)(off / 2 + end / 2);
     if (!m->started) {
         m->centre[0] = m->centre[1] = mid;
@@ -400,7 +460,7 @@ static void w_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
         m->centre[idx] += (int64_t)((double)(mid - m->centre[idx]) * (1.0 - keep));
     }
     int64_t lo_s = m->centre[idx] - (int64_t)(w / 2);
-    uint64_t lo = lo_s > 0 ? (uint64_t)lo_s / step * step : 0;
+    uint64_t lo = lo_s > 0 ? (uint64_t)lo_s & ~(step - 1) : 0;
     uint64_t hi = lo + w;
     uint64_t lim = page_ceil(m->limit) * PG;
     if (hi > lim)
@@ -424,29 +484,46 @@ static void w_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
                                       ioh_bits_hi_unit(g, page_ceil(pieces[i][1]) * PG))
                          << g->shift;
         c->fetched += added;
-        c->requests += (added + step - 1) / step;
+        c->requests += (added + step - 1) >> step_shift;
     }
     m->held_lo[idx] = lo;
     m->held_hi[idx] = hi;
 }
 
+static void w_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
+                  uint64_t ra_max, uint64_t off, uint64_t end, uint64_t n)
+{
+    k_run(m, k, &s->ra[k], ra_max, false, off, end, n, &m->c[k]);
+    w_window(m, k, idx, off, end, n);
+}
+
+/* w_run() of a run of one read. */
+static inline void w_one(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
+                         uint64_t ra_max, uint64_t off, uint64_t end, const struct rgeom *gm)
+{
+    k_read1(m, k, &s->ra[k], ra_max, false, off, end, gm, &m->c[k]);
+    w_window(m, k, idx, off, end, 1);
+}
+
 /* ---- coalescing block cache --------------------------------------------- */
 
-static bool lru_has(struct ioh__lru *l, uint64_t b)
+static inline bool lru_has(struct ioh__lru *l, uint64_t b)
 {
     for (uint32_t i = 0; i < l->n; i++)
         if (l->blk[i] == b) {
-            memmove(l->blk + 1, l->blk, i * sizeof *l->blk);
+            for (; i > 0; i--)
+                l->blk[i] = l->blk[i - 1];
             l->blk[0] = b;
             return true;
         }
     return false;
 }
 
-static void lru_put(struct ioh__lru *l, uint64_t b)
+static inline void lru_put(struct ioh__lru *l, uint64_t b)
 {
     uint32_t n = l->n < IOH_COALESCE_BLOCKS ? l->n : IOH_COALESCE_BLOCKS - 1;
-    memmove(l->blk + 1, l->blk, n * sizeof *l->blk);
+    for (uint32_t i = n; i > 0; i--)
+        l->blk[i] = l->blk[i - 1];
     l->blk[0] = b;
     l->n = n + 1;
 }
@@ -454,18 +531,15 @@ static void lru_put(struct ioh__lru *l, uint64_t b)
 /* A per-descriptor cache of IOH_COALESCE_BLOCKS aligned blocks of B bytes:
  * a small read is served from it, or fetched as whole blocks with one pread
  * each (through the default read-ahead); reads of B or more pass through. */
-static void c_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
-                  uint64_t ra_max, uint64_t off, uint64_t end, uint64_t n)
+static inline __attribute__((always_inline)) void
+c_blocks(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx, uint64_t ra_max,
+         uint64_t off, uint64_t end, uint64_t n)
 {
     struct ioh__counts *c = &m->c[k];
-    uint64_t bsz = g_block[idx];
-    if ((end - off) / n >= bsz) {
-        c->syscalls += n;
-        k_run(m, k, &s->ra[k], ra_max, false, off, end, n, c);
-        return;
-    }
+    const unsigned bshift = idx == 0 ? 16 : 19;
+    const uint64_t bsz = 1ull << bshift;
     struct ioh__lru *l = &s->lru[idx];
-    uint64_t b0 = off / bsz, b1 = (end - 1) / bsz, fetches = 0, waits = 0;
+    uint64_t b0 = off >> bshift, b1 = (end - 1) >> bshift, fetches = 0, waits = 0;
     uint64_t lim = m->limit > end ? m->limit : end;
     for (uint64_t b = b0; b <= b1;) {
         if (lru_has(l, b)) {
@@ -493,6 +567,33 @@ static void c_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
         waits = n;
     c->misses += waits;
     c->hits += n - waits;
+}
+
+static void c_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
+                  uint64_t ra_max, uint64_t off, uint64_t end, uint64_t n)
+{
+    struct ioh__counts *c = &m->c[k];
+    /* Block sizes are powers of two: shifts, not divisions. */
+    const uint64_t bsz = g_block[idx];
+    _Static_assert(64 * 1024 == 1 << 16 && 512 * 1024 == 1 << 19, "coalescing blocks");
+    if ((end - off) / n >= bsz) {
+        c->syscalls += n;
+        k_run(m, k, &s->ra[k], ra_max, false, off, end, n, c);
+        return;
+    }
+    c_blocks(m, k, s, idx, ra_max, off, end, n);
+}
+
+/* c_run() of a run of one read. */
+static inline void c_one(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
+                         uint64_t ra_max, uint64_t off, uint64_t end, const struct rgeom *gm)
+{
+    if (end - off >= g_block[idx]) {
+        m->c[k].syscalls++;
+        k_read1(m, k, &s->ra[k], ra_max, false, off, end, gm, &m->c[k]);
+        return;
+    }
+    c_blocks(m, k, s, idx, ra_max, off, end, 1);
 }
 
 /* ---- the group ---------------------------------------------------------- */
@@ -605,14 +706,40 @@ static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, ui
         m->c[k].reads += n;
         m->c[k].syscalls += n;
     }
-    k_run(m, IOH_AN_M_DEFAULT, &s->ra[IOH_AN_M_DEFAULT], ra, false, off, end, n,
-          &m->c[IOH_AN_M_DEFAULT]);
-    k_run(m, IOH_AN_M_SEQUENTIAL, &s->ra[IOH_AN_M_SEQUENTIAL], 2 * ra, false, off, end, n,
-          &m->c[IOH_AN_M_SEQUENTIAL]);
-    k_run(m, IOH_AN_M_RANDOM, &s->ra[IOH_AN_M_RANDOM], 0, false, off, end, n,
-          &m->c[IOH_AN_M_RANDOM]);
-    k_run(m, IOH_AN_M_NOREUSE, &s->ra[IOH_AN_M_NOREUSE], ra, true, off, end, n,
-          &m->c[IOH_AN_M_NOREUSE]);
+    if (n == 1) {
+        /* A run of one read, the common case of any non-sequential file:
+         * what the general path below does for it, with the read's place in
+         * the bitmaps found once for all models. */
+        struct rgeom gm;
+        rgeom_init(&gm, m, off, end);
+        k_read1(m, IOH_AN_M_DEFAULT, &s->ra[IOH_AN_M_DEFAULT], ra, false, off, end, &gm,
+                &m->c[IOH_AN_M_DEFAULT]);
+        k_read1(m, IOH_AN_M_SEQUENTIAL, &s->ra[IOH_AN_M_SEQUENTIAL], 2 * ra, false, off, end, &gm,
+                &m->c[IOH_AN_M_SEQUENTIAL]);
+        k_read1(m, IOH_AN_M_RANDOM, &s->ra[IOH_AN_M_RANDOM], 0, false, off, end, &gm,
+                &m->c[IOH_AN_M_RANDOM]);
+        k_read1(m, IOH_AN_M_NOREUSE, &s->ra[IOH_AN_M_NOREUSE], ra, true, off, end, &gm,
+                &m->c[IOH_AN_M_NOREUSE]);
+        p_one(m, IOH_AN_M_PREFETCH_2M, s, 0, 2 * ra, off, end, &gm);
+        p_one(m, IOH_AN_M_PREFETCH_16M, s, 1, 2 * ra, off, end, &gm);
+        w_one(m, IOH_AN_M_WINDOW_4M, s, 0, ra, off, end, &gm);
+        w_one(m, IOH_AN_M_WINDOW_32M, s, 1, ra, off, end, &gm);
+        m->started = true;
+        m->c[IOH_AN_M_COALESCE_64K].syscalls -= 1;
+        m->c[IOH_AN_M_COALESCE_512K].syscalls -= 1;
+        c_one(m, IOH_AN_M_COALESCE_64K, s, 0, ra, off, end, &gm);
+        c_one(m, IOH_AN_M_COALESCE_512K, s, 1, ra, off, end, &gm);
+        return;
+    } else {
+        k_run(m, IOH_AN_M_DEFAULT, &s->ra[IOH_AN_M_DEFAULT], ra, false, off, end, n,
+              &m->c[IOH_AN_M_DEFAULT]);
+        k_run(m, IOH_AN_M_SEQUENTIAL, &s->ra[IOH_AN_M_SEQUENTIAL], 2 * ra, false, off, end, n,
+              &m->c[IOH_AN_M_SEQUENTIAL]);
+        k_run(m, IOH_AN_M_RANDOM, &s->ra[IOH_AN_M_RANDOM], 0, false, off, end, n,
+              &m->c[IOH_AN_M_RANDOM]);
+        k_run(m, IOH_AN_M_NOREUSE, &s->ra[IOH_AN_M_NOREUSE], ra, true, off, end, n,
+              &m->c[IOH_AN_M_NOREUSE]);
+    }
     p_run(m, IOH_AN_M_PREFETCH_2M, s, 0, 2 * ra, off, end, n);
     p_run(m, IOH_AN_M_PREFETCH_16M, s, 1, 2 * ra, off, end, n);
     w_run(m, IOH_AN_M_WINDOW_4M, s, 0, ra, off, end, n);
