@@ -25,8 +25,10 @@
 
 /* ---- private state ------------------------------------------------------ */
 
+/* Most common values, space-saving; the entry hit last is tried first. */
 struct topk {
-    struct ioh_an_count e[IOH_AN_TOPK];
+    int64_t val[IOH_AN_TOPK];
+    uint64_t cnt[IOH_AN_TOPK];
     uint32_t n, last;
 };
 
@@ -585,32 +587,51 @@ static void on_phase(const struct ioh_cls_phase *ph, void *arg)
 
 /* ---- per-read measures -------------------------------------------------- */
 
-static void topk_add(struct topk *t, int64_t v)
+static __attribute__((noinline)) void topk_add_slow(struct topk *t, int64_t v)
 {
-    if (t->n && t->e[t->last].value == v) {
-        t->e[t->last].count++;
-        return;
-    }
-    uint32_t min = 0;
-    for (uint32_t i = 0; i < t->n; i++) {
-        if (t->e[i].value == v) {
-            t->e[i].count++;
+    uint32_t n = t->n;
+    for (uint32_t i = 0; i < n; i++) {
+        if (t->val[i] == v) {
+            t->cnt[i]++;
             t->last = i;
             return;
         }
-        if (t->e[i].count < t->e[min].count)
-            min = i;
     }
-    if (t->n < IOH_AN_TOPK) {
-        t->e[t->n].value = v;
-        t->e[t->n].count = 1;
-        t->last = t->n++;
+    if (n < IOH_AN_TOPK) {
+        t->val[n] = v;
+        t->cnt[n] = 1;
+        t->last = n;
+        t->n = n + 1;
         return;
     }
-    /* Space-saving: the newcomer inherits the evicted count (an upper bound). */
-    t->e[min].value = v;
-    t->e[min].count++;
+    /* Space-saving: the newcomer inherits the evicted count (an upper bound);
+     * the first of the least counted goes. */
+    uint32_t min = 0;
+    for (uint32_t i = 1; i < IOH_AN_TOPK; i++)
+        if (t->cnt[i] < t->cnt[min])
+            min = i;
+    t->val[min] = v;
+    t->cnt[min]++;
     t->last = min;
+}
+
+static inline void topk_add(struct topk *t, int64_t v)
+{
+    if (__builtin_expect(t->n != 0, 1) && t->val[t->last] == v) {
+        t->cnt[t->last]++;
+        return;
+    }
+    topk_add_slow(t, v);
+}
+
+/* The table as (value, count) pairs, for the report. */
+static void topk_export(const struct topk *t, struct ioh_an_count *out)
+{
+    memset(out, 0, IOH_AN_TOPK * sizeof *out);
+    for (uint32_t i = 0; i < t->n; i++) {
+        out[i].value = t->val[i];
+        out[i].count = t->cnt[i];
+    }
 }
 
 static int cmp_count(const void *a, const void *b)
@@ -774,49 +795,87 @@ static void stream_vote(struct ioh_analysis *an, struct ioh__stream_state *ss)
     ss->voted = reads;
 }
 
-static void metrics_step(struct ioh_an_metrics *m, uint64_t *seek_hist, int64_t d)
+/* Call sites: the file's slot for site g, found again only when the site
+ * changes (the file state caches the last one). */
+static __attribute__((noinline)) uint32_t site_slot(struct ioh_an_file *f,
+                                                     struct ioh__file_state *fs, uint32_t g)
 {
-    if (d == 0) {
-        m->consecutive++;
-    } else if (d > 0) {
-        m->forward++;
-    } else {
-        m->backward++;
+    uint32_t slot = UINT32_MAX;
+    uint32_t min = 0;
+    for (uint32_t i = 0; i < f->nsites; i++) {
+        if (f->sites[i].site == g) {
+            slot = i;
+            break;
+        }
+        if (f->sites[i].bytes < f->sites[min].bytes)
+            min = i;
     }
-    if (seek_hist) {
-        uint32_t b = log2_bucket(d >= 0 ? (uint64_t)d : (uint64_t)-d);
-        seek_hist[d >= 0 ? IOH_AN_SEEK_ZERO + b : IOH_AN_SEEK_ZERO - b]++;
+    if (slot == UINT32_MAX) {
+        if (f->nsites < IOH_AN_FILE_SITES) {
+            slot = f->nsites++;
+            f->sites[slot] = (struct ioh_an_site_use){g, 0, 0};
+        } else {
+            slot = min;        /* space-saving: inherit the evicted counts */
+            f->sites[slot].site = g;
+        }
+    }
+    fs->last_site = g;
+    fs->last_slot = slot;
+    return slot;
+}
+
+/* The stream's own classifier, once its file has several readers. */
+static __attribute__((noinline)) void stream_classify(struct ioh_analysis *an,
+                                                      struct ioh_an_file *f,
+                                                      struct ioh__stream_state *ss,
+                                                      const struct ioh_cls_event *ce)
+{
+    if (!ss->cls) {
+        ss->cls = malloc(sizeof *ss->cls);
+        if (ss->cls) {
+            ioh_cls_init(ss->cls, &an->params.cls);
+            if (f->size > 0)
+                ioh_cls_set_file_size(ss->cls, (uint64_t)f->size);
+        }
+    }
+    if (ss->cls) {
+        ioh_cls_feed(ss->cls, ce);
+        if ((ioh_cls_reads(ss->cls) & (VOTE_EVERY - 1)) == 0)
+            stream_vote(an, ss);
     }
 }
 
-/* One read: ret > 0, off >= 0. */
+/* One read: ret > 0, off >= 0. The analyzer's hot path: counters, fixed
+ * histograms and top-k tables, the classifier, and the open run. */
 static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct ioh_an_stream *s,
                       struct ioh_an_file *f, struct ioh__proc_state *ps, const struct ioh_event *e)
 {
     struct ioh__file_state *fs = f->state;
     struct ioh__stream_state *ss = s->state;
-    uint64_t off = (uint64_t)e->off, ret = (uint64_t)e->ret, end = off + ret;
-    uint64_t dur = ioh_dur_decode(e->dur);
+    const uint64_t off = (uint64_t)e->off, ret = (uint64_t)e->ret, end = off + ret;
+    const uint64_t len = e->len, t = e->t;
+    const uint64_t dur = ioh_dur_decode(e->dur), t_end = t + dur;
 
     /* Counters of the file, the stream and the process. */
     struct ioh_an_metrics *fm = &f->m, *sm = &s->m;
-    if (fm->reads == 0) {
-        fm->first_t = e->t;
-        f->tp_t0 = e->t;
+    if (__builtin_expect(fm->reads == 0, 0)) {
+        fm->first_t = t;
+        f->tp_t0 = t;
     }
-    if (sm->reads == 0)
-        sm->first_t = e->t;
-    fm->reads++;
+    if (__builtin_expect(sm->reads == 0, 0))
+        sm->first_t = t;
+    const uint64_t freads = ++fm->reads;
     sm->reads++;
     fm->bytes += ret;
     sm->bytes += ret;
     fm->busy_ns += dur;
     sm->busy_ns += dur;
-    fm->last_t = sm->last_t = e->t;
-    if (e->t + dur > fs->last_end_t)
-        fs->last_end_t = e->t + dur;
-    if (e->t + dur > ss->last_end_t)
-        ss->last_end_t = e->t + dur;
+    fm->last_t = t;
+    sm->last_t = t;
+    if (t_end > fs->last_end_t)
+        fs->last_end_t = t_end;
+    if (t_end > ss->last_end_t)
+        ss->last_end_t = t_end;
     if (off < fm->min_off)
         fm->min_off = off;
     if (off < sm->min_off)
@@ -825,42 +884,51 @@ static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct 
         fm->max_end = end;
     if (end > sm->max_end)
         sm->max_end = end;
-    if (e->len > fm->max_len)
-        fm->max_len = e->len;
-    if (e->len > sm->max_len)
-        sm->max_len = e->len;
+    if (len > fm->max_len)
+        fm->max_len = len;
+    if (len > sm->max_len)
+        sm->max_len = len;
     p->reads++;
     p->bytes += ret;
     p->busy_ns += dur;
     an->reads++;
     an->bytes += ret;
 
-    f->size_hist[log2_bucket(e->len)]++;
-    topk_add(&fs->sizes, (int64_t)e->len);
+    f->size_hist[log2_bucket(len)]++;
+    topk_add(&fs->sizes, (int64_t)len);
     if (ss->len_cnt == 0) {
-        ss->len_cand = e->len;
+        ss->len_cand = len;
         ss->len_cnt = 1;
     } else {
-        ss->len_cnt += ss->len_cand == e->len ? 1 : (uint64_t)-1;
+        ss->len_cnt += ss->len_cand == len ? 1 : (uint64_t)-1;
     }
 
     /* Steps within the stream: the seek distance is from the previous end,
-     * the stride from the previous start. */
-    if (ss->has_prev) {
-        int64_t d = (int64_t)(off - ss->prev_end);
-        if (off > ss->prev_off && off < ss->prev_end) {
+     * the stride from the previous start. A read starting at or after the
+     * previous start and before its end overlaps it. */
+    if (__builtin_expect(ss->has_prev, 1)) {
+        const uint64_t po = ss->prev_off, pe = ss->prev_end;
+        if (off >= po && off < pe) {
             fm->overlap++;
             sm->overlap++;
-            f->seek_hist[IOH_AN_SEEK_ZERO - log2_bucket(ss->prev_end - off)]++;
-        } else if (off == ss->prev_off) {
-            fm->overlap++;
-            sm->overlap++;
-            f->seek_hist[IOH_AN_SEEK_ZERO - log2_bucket(ss->prev_end - off)]++;
+            f->seek_hist[IOH_AN_SEEK_ZERO - log2_bucket(pe - off)]++;
         } else {
-            metrics_step(fm, f->seek_hist, d);
-            metrics_step(sm, NULL, d);
+            const int64_t d = (int64_t)(off - pe);
+            if (d == 0) {
+                fm->consecutive++;
+                sm->consecutive++;
+                f->seek_hist[IOH_AN_SEEK_ZERO]++;
+            } else if (d > 0) {
+                fm->forward++;
+                sm->forward++;
+                f->seek_hist[IOH_AN_SEEK_ZERO + log2_bucket((uint64_t)d)]++;
+            } else {
+                fm->backward++;
+                sm->backward++;
+                f->seek_hist[IOH_AN_SEEK_ZERO - log2_bucket((uint64_t)-d)]++;
+            }
         }
-        int64_t stride = (int64_t)(off - ss->prev_off);
+        const int64_t stride = (int64_t)(off - po);
         topk_add(&fs->strides, stride);
         if (ss->stride_cnt == 0) {
             ss->stride_cand = stride;
@@ -873,53 +941,31 @@ static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct 
     ss->prev_end = end;
     ss->has_prev = true;
 
-    throughput_add(f, e->t, ret);
+    throughput_add(f, t, ret);
 
-    /* Call sites: the stream caches the last one's slot in the file table. */
+    /* Call sites: the file state caches the last one's slot. */
     uint32_t g = IOH_AN_NO_SITE;
-    if (e->site && e->site < ps->nsite_of && ps->site_of[e->site])
+    if (e->site && e->site < ps->nsite_of && ps->site_of[e->site]) {
         g = ps->site_of[e->site] - 1;
-    if (g != IOH_AN_NO_SITE) {
         an->sites[g].reads++;
         an->sites[g].bytes += ret;
     }
     uint32_t slot = fs->last_slot;
-    if (g != fs->last_site || slot >= f->nsites) {
-        slot = UINT32_MAX;
-        uint32_t min = 0;
-        for (uint32_t i = 0; i < f->nsites; i++) {
-            if (f->sites[i].site == g) {
-                slot = i;
-                break;
-            }
-            if (f->sites[i].bytes < f->sites[min].bytes)
-                min = i;
-        }
-        if (slot == UINT32_MAX) {
-            if (f->nsites < IOH_AN_FILE_SITES) {
-                slot = f->nsites++;
-                f->sites[slot] = (struct ioh_an_site_use){g, 0, 0};
-            } else {
-                slot = min;        /* space-saving: inherit the evicted counts */
-                f->sites[slot].site = g;
-            }
-        }
-        fs->last_site = g;
-        fs->last_slot = slot;
-    }
+    if (__builtin_expect(g != fs->last_site || slot >= f->nsites, 0))
+        slot = site_slot(f, fs, g);
     f->sites[slot].reads++;
     f->sites[slot].bytes += ret;
 
     /* The classifier: the file's phases, and the stream's own once the file
      * has several readers. */
-    struct ioh_cls_event ce = {e->t, e->off, e->len, e->ret};
+    struct ioh_cls_event ce = {t, e->off, len, e->ret};
     ioh_cls_phases_feed(&fs->ph, &ce);
-    fs->fed++;
-    if (fm->reads == fs->next_window) {
+    const uint64_t idx = fs->fed++;
+    if (__builtin_expect(freads == fs->next_window, 0)) {
         window_sample(fs);
         fs->next_window += WINDOW_EVERY;
     }
-    if (!fs->multi) {
+    if (__builtin_expect(!fs->multi, 1)) {
         if (!fs->has_solo) {
             fs->has_solo = true;
             fs->solo = s->index;
@@ -927,29 +973,17 @@ static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct 
             fs->multi = true;
         }
     }
-    if (!fs->multi) {
+    if (__builtin_expect(!fs->multi, 1)) {
         if (!ss->solo) {
             ss->solo = true;
-            ss->solo_first = fs->fed - 1;
+            ss->solo_first = idx;
         }
-        ss->solo_last = fs->fed - 1;
+        ss->solo_last = idx;
     } else {
-        if (!ss->cls) {
-            ss->cls = malloc(sizeof *ss->cls);
-            if (ss->cls) {
-                ioh_cls_init(ss->cls, &an->params.cls);
-                if (f->size > 0)
-                    ioh_cls_set_file_size(ss->cls, (uint64_t)f->size);
-            }
-        }
-        if (ss->cls) {
-            ioh_cls_feed(ss->cls, &ce);
-            if ((ioh_cls_reads(ss->cls) & (VOTE_EVERY - 1)) == 0)
-                stream_vote(an, ss);
-        }
+        stream_classify(an, f, ss, &ce);
     }
 
-    if (fm->reads - 1 == fs->next_point)
+    if (__builtin_expect(freads - 1 == fs->next_point, 0))
         point_add(an, f, e);
 
     /* The policy models see runs of consecutive reads of one stream. */
@@ -1033,6 +1067,13 @@ static void policy_action(struct ioh_an_applied *ap, const struct ioh_event *e)
     }
 }
 
+/* ioh_op_class(), without a call per event. */
+static const int8_t g_op_class[IOH_OP_COUNT] = {
+#define IOH_OP_CLS(name, str, cls) IOH_CLASS_##cls,
+    IOH_TRACE_OPS(IOH_OP_CLS)
+#undef IOH_OP_CLS
+};
+
 static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_state *ps,
                      const struct ioh_event *e)
 {
@@ -1040,7 +1081,7 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
     p->events++;
     if (e->t > ps->last_t)
         ps->last_t = e->t;
-    int cls = ioh_op_class(e->op);
+    int cls = e->op < IOH_OP_COUNT ? g_op_class[e->op] : -1;
     struct ioh_an_stream *s;
     switch (cls) {
     case IOH_CLASS_DATA: {
@@ -1219,10 +1260,10 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
     for (uint32_t i = 0; i < f->npoints; i++)
         f->points[i].phase = f->nphases ? phase_of(f, f->points[i].index) : 0;
 
-    memcpy(f->top_sizes, fs->sizes.e, sizeof f->top_sizes);
+    topk_export(&fs->sizes, f->top_sizes);
     f->ntop_sizes = fs->sizes.n;
     qsort(f->top_sizes, f->ntop_sizes, sizeof *f->top_sizes, cmp_count);
-    memcpy(f->top_strides, fs->strides.e, sizeof f->top_strides);
+    topk_export(&fs->strides, f->top_strides);
     f->ntop_strides = fs->strides.n;
     qsort(f->top_strides, f->ntop_strides, sizeof *f->top_strides, cmp_count);
 
