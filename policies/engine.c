@@ -351,7 +351,8 @@ static void decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
 
 /* Look-ahead: keep [end, end + distance) asked for, in steps of at least half
  * the distance so the queue sees few, large requests. */
-static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t end)
+static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t end,
+                      enum ioh_prefetch_how how)
 {
     if (!pf->pf_dist)
         pf->pf_dist = LOOKAHEAD_MIN;
@@ -365,8 +366,7 @@ static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
         to = pf->size;
     if (to <= from)
         return;
-    if (ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from),
-                             pf->pf_how) == 0) {
+    if (ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from), how) == 0) {
         pf->pf_end = to;
         pf->pf_bytes += (uint64_t)(to - from);
         ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
@@ -416,7 +416,8 @@ static void strides(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t 
     if (stride <= 0)
         return;
     if (stride <= 64 * 1024) {
-        lookahead(fd, o, pf, off + (int64_t)len);
+        /* The whole span, many reads at once: the chunks are needed soon. */
+        lookahead(fd, o, pf, off + (int64_t)len, pf->pf_how);
         return;
     }
     int64_t horizon = off + (int64_t)pf->act.prefetch_distance;
@@ -497,8 +498,10 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             pf->run_len += (uint64_t)ret;
         } else {
             pf->run_len = (uint64_t)ret;
-            pf->pf_end = 0;
-            pf->pf_dist = 0;
+            if (pf->decided != IOH_CLS_STRIDED) {   /* strides jump on purpose */
+                pf->pf_end = 0;
+                pf->pf_dist = 0;
+            }
         }
         pf->run_end = end;
         prefetch_account(fd, o, pf, off, end);
@@ -507,7 +510,10 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             if (pf->decided == IOH_CLS_STRIDED)
                 strides(fd, o, pf, off, (uint64_t)ret);
             else if (pf->run_len >= RUN_MIN)
-                lookahead(fd, o, pf, end);
+                /* Along one sequential stream: in order (a disk serves
+                 * that best; 32 racing reads look random to it). */
+                lookahead(fd, o, pf, end,
+                          pf->pf_how == IOH_PF_READ ? IOH_PF_READ_SEQ : IOH_PF_WILLNEED);
         }
         if (a & IOH_ACT_WINDOW)
             window(fd, o, pf, off);

@@ -127,8 +127,8 @@ static int own_fd(const struct request *r)
     return (int)fd;
 }
 
-/* Read [off, off+len) into scratch memory, DEPTH chunks in flight. */
-static void read_range(int fd, int64_t off, uint64_t len)
+/* Read [off, off+len) into scratch memory, `depth` chunks in flight. */
+static void read_range(int fd, int64_t off, uint64_t len, unsigned depth)
 {
     if (!g.scratch) {
         long p = ioh_raw6(SYS_mmap, 0, DEPTH * CHUNK, PROT_READ | PROT_WRITE,
@@ -145,7 +145,7 @@ static void read_range(int fd, int64_t off, uint64_t len)
         unsigned inflight = 0, slot = 0;
         int64_t at = off;
         while (at < end || inflight) {
-            while (at < end && inflight < DEPTH) {
+            while (at < end && inflight < depth) {
                 struct io_uring_sqe *sqe = io_uring_get_sqe(&g.ring);
                 if (!sqe)
                     break;
@@ -179,13 +179,13 @@ static void read_range(int fd, int64_t off, uint64_t len)
 
 static void carry_out(const struct request *r)
 {
-    if (r->how == IOH_PF_READ) {
+    if (r->how == IOH_PF_READ || r->how == IOH_PF_READ_SEQ) {
         int fd = own_fd(r);
         if (fd < 0) {
             atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
             return;
         }
-        read_range(fd, r->off, r->len);
+        read_range(fd, r->off, r->len, r->how == IOH_PF_READ_SEQ ? 2 : DEPTH);
         atomic_fetch_add_explicit(&g.requests, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&g.bytes, r->len, memory_order_relaxed);
         return;
@@ -261,7 +261,7 @@ int ioh_prefetch_enqueue(int fd, uint64_t dev, uint64_t ino, int64_t off, uint64
                           .len = len};
     if (!start()) {
         /* No thread: hints are cheap enough inline; reads are not. */
-        if (how != IOH_PF_READ)
+        if (how != IOH_PF_READ && how != IOH_PF_READ_SEQ)
             carry_out(&req);
         return 0;
     }

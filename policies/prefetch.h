@@ -30,6 +30,9 @@ enum ioh_prefetch_how {
     IOH_PF_READ,       /* read the range into a scratch buffer, many reads in
                           flight (io_uring): for filesystems where WILLNEED does
                           nothing, such as FUSE and network filesystems */
+    IOH_PF_READ_SEQ,   /* the same, two reads in flight, in order: a look-ahead
+                          along a sequential stream, which a disk serves best in
+                          order (32 reads racing each other look random to it) */
 };
 
 /* Queue [off, off+len) of the file (dev, ino) open on fd. Returns 0 if

@@ -1537,6 +1537,15 @@ static void stream_record(struct stream *s, uint16_t op, uint64_t len, int64_t g
     record(op, s->fd, s->o, s->pos == NOPOS ? -1 : s->pos, len, got, 0, c, caller);
 }
 
+/* Stream wrappers only record events: with neither a trace nor LTTng there
+ * is nothing to do per call, and a 4-byte fread must stay a 4-byte fread
+ * (streams never get lazy offsets: fopen and fdopen mark their description
+ * shared). */
+static inline int observe_stream(void)
+{
+    return observe() && (ioh_trace_enabled() || ioh__lttng_emit != NULL);
+}
+
 static size_t do_fread(void *ptr, size_t size, size_t n, FILE *f, int unlocked, uint16_t flags,
                        void *caller)
 {
@@ -1546,7 +1555,7 @@ static size_t do_fread(void *ptr, size_t size, size_t n, FILE *f, int unlocked, 
         stdio_unavailable();
         return 0;
     }
-    if (!observe())
+    if (!observe_stream())
         return fn(ptr, size, n, f);
     struct stream s;
     struct call c;
@@ -1595,7 +1604,7 @@ static char *do_fgets(char *buf, int n, FILE *f, int unlocked, uint16_t flags, v
         stdio_unavailable();
         return NULL;
     }
-    if (!observe())
+    if (!observe_stream())
         return fn(buf, n, f);
     struct stream s;
     struct call c;
@@ -1643,7 +1652,7 @@ static ssize_t do_getdelim(char **line, size_t *cap, int delim, FILE *f,
 {
     if (!fn)
         return stdio_unavailable();
-    if (!observe())
+    if (!observe_stream())
         return fn(line, cap, delim, f);
     struct stream s;
     struct call c;
@@ -1681,7 +1690,7 @@ static int do_fgetc(FILE *f, int (*fn)(FILE *), void *caller)
 {
     if (!fn)
         return (int)stdio_unavailable();
-    if (!observe())
+    if (!observe_stream())
         return fn(f);
     struct stream s;
     struct call c;
@@ -1721,7 +1730,7 @@ static int do_refill(FILE *f, int consume, void *caller)
     int (*fn)(FILE *) = consume ? real()->__uflow : ioh_real.__underflow;
     if (!fn)
         return (int)stdio_unavailable();
-    if (!observe())
+    if (!observe_stream())
         return fn(f);
     struct stream s;
     struct call c;
@@ -1749,7 +1758,7 @@ static int do_vfscanf(FILE *f, const char *fmt, va_list ap,
 {
     if (!fn)
         return (int)stdio_unavailable();
-    if (!observe())
+    if (!observe_stream())
         return fn(f, fmt, ap);
     struct stream s;
     struct call c;
@@ -1842,7 +1851,7 @@ static void stream_moved(FILE *f, int64_t requested, int whence, int rc, int err
 
 static int do_fseek(FILE *f, int64_t off, int whence, int which, void *caller)
 {
-    int watch = observe();
+    int watch = observe_stream();
     struct call c;
     if (watch)
         enter(&c);
@@ -1869,7 +1878,7 @@ IOH_EXPORT int fseeko64(FILE *f, off64_t off, int whence)
 
 IOH_EXPORT void rewind(FILE *f)
 {
-    int watch = observe();
+    int watch = observe_stream();
     struct call c;
     if (watch)
         enter(&c);
@@ -1881,7 +1890,7 @@ IOH_EXPORT void rewind(FILE *f)
 
 IOH_EXPORT int fsetpos(FILE *f, const fpos_t *pos)
 {
-    int watch = observe();
+    int watch = observe_stream();
     struct call c;
     if (watch)
         enter(&c);
@@ -1893,7 +1902,7 @@ IOH_EXPORT int fsetpos(FILE *f, const fpos_t *pos)
 
 IOH_EXPORT int fsetpos64(FILE *f, const fpos64_t *pos)
 {
-    int watch = observe();
+    int watch = observe_stream();
     struct call c;
     if (watch)
         enter(&c);
@@ -1916,7 +1925,7 @@ static void stream_told(FILE *f, int64_t pos)
 IOH_EXPORT long ftell(FILE *f)
 {
     long r = real()->ftell ? ioh_real.ftell(f) : stdio_unavailable();
-    if (observe()) {
+    if (observe_stream()) {
         int err = errno;
         stream_told(f, r);
         errno = err;
@@ -1927,7 +1936,7 @@ IOH_EXPORT long ftell(FILE *f)
 IOH_EXPORT off_t ftello(FILE *f)
 {
     off_t r = real()->ftello ? ioh_real.ftello(f) : stdio_unavailable();
-    if (observe()) {
+    if (observe_stream()) {
         int err = errno;
         stream_told(f, r);
         errno = err;
@@ -1938,7 +1947,7 @@ IOH_EXPORT off_t ftello(FILE *f)
 IOH_EXPORT off64_t ftello64(FILE *f)
 {
     off64_t r = real()->ftello64 ? ioh_real.ftello64(f) : stdio_unavailable();
-    if (observe()) {
+    if (observe_stream()) {
         int err = errno;
         stream_told(f, r);
         errno = err;
