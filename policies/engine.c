@@ -149,11 +149,6 @@ int ioh_pol_init(void)
     return g.active;
 }
 
-int ioh_pol_active(void)
-{
-    return g.active;
-}
-
 static void apply_hint(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int advice,
                        enum ioh_pol_act act)
 {
@@ -599,10 +594,6 @@ void ioh_pol_stream_closed(FILE *f)
 
 /* ------------------------------------------------------------------ */
 /* fork, exit                                                           */
-
-void ioh_pol_fork_prepare(void) {}
-
-void ioh_pol_fork_parent(void) {}
 
 void ioh_pol_fork_child(void)
 {

@@ -29,7 +29,6 @@ struct ioh_pol_file;
  * shim must then keep descriptor state even without a trace). A bad policy
  * warns once and leaves policies off. */
 int ioh_pol_init(void);
-int ioh_pol_active(void);
 
 /* A description was opened (open*, fopen, fdopen): attach the policy state
  * for its path, apply open-time hints. May leave o->pol NULL. */
@@ -62,9 +61,8 @@ void ioh_pol_invalidate(void);
 void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o);
 void ioh_pol_stream_closed(FILE *f);
 
-/* fork (atfork handlers) and namespace changes. */
-void ioh_pol_fork_prepare(void);
-void ioh_pol_fork_parent(void);
+/* fork (the atfork child handler; the descriptors' offsets are synced by
+ * fdtab's prepare handler) and namespace changes. */
 void ioh_pol_fork_child(void);
 void ioh_pol_stop_threads(void);   /* before unshare/setns: join the worker */
 

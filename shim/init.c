@@ -56,7 +56,6 @@ static void fork_prepare(void)
     if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE)
         return;
     /* Fixed order: descriptor table, then trace growth. */
-    ioh_pol_fork_prepare();
     ioh_fdtab_fork_prepare();
     ioh_trace_fork_prepare();
 }
