@@ -477,6 +477,7 @@ struct compare {
     size_t nfiles;
     uint64_t learned_calls;  /* data events of the learning run */
     int learned_traces;
+    int rounds_done;         /* complete rounds: nruns, fewer if interrupted */
     /* the reference result: the first run */
     int have_ref;
     int ref_status;
@@ -1032,7 +1033,10 @@ static void print_command(FILE *o, char **argv)
 static void print_protocol(const struct compare *c, FILE *o)
 {
     char b1[32];
-    fprintf(o, "  %d timed run%s per variant, interleaved (", c->nruns, c->nruns == 1 ? "" : "s");
+    if (c->rounds_done < c->nruns)
+        fprintf(o, "  INTERRUPTED: partial results, %d of %d rounds\n", c->rounds_done, c->nruns);
+    fprintf(o, "  %d timed run%s per variant, interleaved (", c->rounds_done,
+            c->rounds_done == 1 ? "" : "s");
     for (int round = 0; round < 2; round++)
         for (int i = 0; i < c->nv; i++)
             fprintf(o, "%s%c", round || i ? " " : "", i < 26 ? 'A' + i : '?');
@@ -1174,9 +1178,11 @@ static void print_json(const struct compare *c, FILE *o, int status)
     json_num(o, c->load_start[0], 2);
     fprintf(o, ", \"loadavg_end\": ");
     json_num(o, c->load_end[0], 2);
-    fprintf(o, "},\n  \"runs_per_variant\": %d,\n  \"warmup_round\": %s,\n  \"cache\": \"%s\",\n"
+    fprintf(o, "},\n  \"runs_per_variant\": %d,\n  \"runs_requested\": %d,\n"
+               "  \"interrupted\": %s,\n  \"warmup_round\": %s,\n  \"cache\": \"%s\",\n"
                "  \"evict\": %s,\n",
-            c->nruns, c->warmup ? "true" : "false", cache_words(c),
+            c->rounds_done, c->nruns, c->rounds_done < c->nruns ? "true" : "false",
+            c->warmup ? "true" : "false", cache_words(c),
             c->cache != CACHE_COLD ? "null" : c->drop_caches ? "\"drop_caches\"" : "\"fadvise\"");
     fprintf(o, "  \"evicted_files\": [");
     for (size_t i = 0; c->cache == CACHE_COLD && !c->drop_caches && i < c->nfiles; i++) {
@@ -1350,7 +1356,9 @@ static int one_run(struct compare *c, int vi, int round, int timed)
     struct run r;
     if (run_once(c, v->env, timed && c->cache == CACHE_COLD, out, err, &r) < 0)
         return -1;
-    if (!timed)
+    /* A run cut short by ^C or a timeout (the signal reaches the command's
+     * whole process group) is not a result: drop it. */
+    if (!timed || g_interrupted)
         return 0;
     if (v->trace) {
         uint64_t calls = 0;
@@ -1624,12 +1632,23 @@ int ioh_cmd_compare(int argc, char **argv)
         }
     }
     loadavg(c->load_end);
+    c->rounds_done = c->nruns;
+    for (int i = 0; i < c->nv; i++)
+        if (c->v[i].nruns < c->rounds_done)
+            c->rounds_done = c->v[i].nruns;
     if (g_interrupted) {
-        fprintf(stderr, "\niohint compare: interrupted\n");
-        status = CMP_INTERRUPTED;
-        goto out;
+        fprintf(stderr, "\niohint compare: interrupted after %d complete round%s%s\n",
+                c->rounds_done, c->rounds_done == 1 ? "" : "s",
+                c->rounds_done ? ": partial results follow" : "");
+        if (c->rounds_done == 0) {
+            status = CMP_INTERRUPTED;
+            goto out;
+        }
+        /* Report whole rounds only, so every variant has the same runs. */
+        for (int i = 0; i < c->nv; i++)
+            c->v[i].nruns = c->rounds_done;
     }
-    status = c->nmm ? CMP_DIFFERS : CMP_OK;
+    status = g_interrupted ? CMP_INTERRUPTED : c->nmm ? CMP_DIFFERS : CMP_OK;
     print_table(c, c->json ? stderr : stdout);
     if (c->stats)
         print_stats(c, c->json ? stderr : stdout);

@@ -106,7 +106,13 @@ def load(resdir):
 def status_words(r):
     if r["json"] is None:
         return {"124": "timed out", "137": "timed out"}.get(r["rc"], "failed (status %s)" % r["rc"])
-    return "identical" if r["json"]["identical"] else "**RESULTS DIFFER**"
+    j = r["json"]
+    words = "identical" if j["identical"] else "**RESULTS DIFFER**"
+    if j.get("interrupted"):
+        words += "; %s after %d of %d rounds" % (
+            "timed out" if r["rc"] in ("124", "137") else "interrupted",
+            j["runs_per_variant"], j["runs_requested"])
+    return words
 
 
 def main():

@@ -30,8 +30,9 @@
 #                (default: $IOHINT_BUILD or <repo>/build)
 #   --data       data directory (default /var/tmp/iohint-data/SIZE)
 #   --work       mount points and the loop image (default /var/tmp/iohint-bench)
-#   --max-time   seconds one comparison may take before it is stopped and
-#                reported as timed out (default 1200)
+#   --max-time   seconds one comparison may take before it is stopped; the
+#                complete rounds are still reported, marked as timed out
+#                (default 1200 for small, 3600 for large)
 #   --keep-loop  keep the loop image (and the copied data) for the next run;
 #                it is always unmounted and detached at exit
 #   --list       print the cases and exit
@@ -62,7 +63,7 @@ only=""
 build=${IOHINT_BUILD:-$repo/build}
 data=""
 work=/var/tmp/iohint-bench
-max_time=1200
+max_time=""
 keep_loop=0
 list=0
 while [ $# -gt 0 ]; do
@@ -84,6 +85,9 @@ while [ $# -gt 0 ]; do
 done
 case $size in small|large) ;; *) die "--size must be small or large, not '$size'" ;; esac
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive number, not '$runs'"
+if [ -z "$max_time" ]; then
+	if [ "$size" = small ]; then max_time=1200; else max_time=3600; fi
+fi
 [[ $max_time =~ ^[1-9][0-9]*$ ]] || die "--max-time must be a positive number of seconds"
 if [ -z "$storages" ]; then
 	if [ "$size" = small ]; then storages=local,loop,net,hdd; else storages=local,loop; fi
@@ -342,7 +346,7 @@ for storage in "${storage_list[@]}"; do
 		0) tail -n 25 "$base.log" | sed -n '/^variant/,/^$/p' >&2 ;;
 		3) echo "$prog: $name on $storage: RESULTS DIFFER (see $base.log)" >&2
 		   failures=$((failures + 1)) ;;
-		124|137) echo "$prog: $name on $storage: stopped after $max_time s" >&2
+		124|137) echo "$prog: $name on $storage: stopped after $max_time s (complete rounds kept)" >&2
 		   failures=$((failures + 1)) ;;
 		*) echo "$prog: $name on $storage: iohint compare failed with status $rc:" >&2
 		   tail -n 5 "$base.log" >&2

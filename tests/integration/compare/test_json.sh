@@ -86,4 +86,22 @@ PY
 cmp -s "$T/out.txt" <(LC_ALL=C sort "$D/in.txt") || cmp -s "$T/out.txt" <(sort "$D/in.txt") ||
     fail "the --output file of the last run is not sort's output"
 CASES=1
+
+# Interrupted (a timeout signals the whole process group): the complete
+# rounds are still reported, marked, with status 130 and no false mismatch.
+rc=0
+timeout --preserve-status -k 5 2 "$IOHINT" compare --json -n 100 -p none -- sh -c 'sleep 0.1; echo x' \
+    >"$T/int.json" 2>"$T/int.err" || rc=$?
+[[ $rc -eq 130 ]] || { show "$T/int.err"; fail "interrupted: exit status $rc, expected 130"; }
+grep -q 'interrupted after [1-9][0-9]* complete rounds*: partial results follow' "$T/int.err" ||
+    { show "$T/int.err"; fail "interrupted: no 'partial results' message"; }
+"$PY" - "$T/int.json" <<'PY' || fail "interrupted: the partial JSON is wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["interrupted"] is True and d["status"] == 130, d
+assert d["runs_requested"] == 100 and 1 <= d["runs_per_variant"] < 100, d
+assert all(len(v["runs"]) == d["runs_per_variant"] for v in d["variants"]), d
+assert d["mismatches"] == [] and d["identical"] is True, d["mismatches"]
+PY
+CASES=2
 done_ok
