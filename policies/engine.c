@@ -70,6 +70,8 @@ struct ioh_pol_file {
     uint64_t run_len;              /* ... and how long it is */
     uint64_t pf_dist;              /* current look-ahead, ramps up */
     int64_t pf_lo, pf_hi;          /* the prefetched window */
+    int64_t win_start;             /* the reader's window (classifier), */
+    uint64_t win_len;              /* 0 until a decision measured one */
     int64_t stride;                /* strided: the jump */
     uint64_t pf_reads, pf_hits;    /* reads since prefetch began, and hits */
     uint64_t pf_bytes;
@@ -331,6 +333,17 @@ static void decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
     pf->decided = (int)r.cls;
     if (r.cls == IOH_CLS_STRIDED)
         pf->stride = r.stride;
+    if (r.cls == IOH_CLS_WINDOWED && r.window > 0) {
+        /* The measured window, at least the policy's size; it only moves
+         * forward (a windowed reader drifts forward, seed 001). */
+        uint64_t len = r.window + r.window / 4;
+        if (len < pf->act.window_size)
+            len = pf->act.window_size;
+        if ((int64_t)r.window_start >= pf->win_start || pf->win_len == 0) {
+            pf->win_start = (int64_t)r.window_start;
+            pf->win_len = len;
+        }
+    }
     /* Hints: apply ours when it differs from what is in force; a program's
      * contrary hint is overridden only when it contradicts what it does. */
     int hint = hint_of(want);
@@ -372,12 +385,19 @@ static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
         pf->pf_dist = pf->act.prefetch_distance;
 }
 
-/* Window: keep [centre - w/2, centre + w/2] asked for; release what falls
- * behind (in 2 MiB pieces; smaller ones free nothing here). */
-static void window(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t at)
+/* Window: keep the reader's window, as the classifier measures it over the
+ * recent reads (decide() stores it), asked for, a quarter of it more ahead
+ * since it drifts forward, and release what falls behind it (in 2 MiB
+ * pieces; smaller ones free nothing here). The window follows the
+ * classifier, not single reads: a burst of reads far away (a windowed
+ * reader's occasional lookups elsewhere) must neither drag it there nor
+ * release the pages it still uses. */
+static void window(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
 {
-    int64_t w = (int64_t)pf->act.window_size;
-    int64_t lo = at - w / 2, hi = at + w / 2;
+    if (pf->win_len == 0)
+        return;
+    int64_t w = (int64_t)pf->win_len;
+    int64_t lo = pf->win_start - w / 8, hi = pf->win_start + w + w / 4;
     if (lo < 0)
         lo = 0;
     if (pf->size > 0 && hi > pf->size)
@@ -392,8 +412,10 @@ static void window(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t a
             pf->pf_hi = hi;
         }
     }
+    if (pf->pf_lo == 0 && pf->pf_hi > 0 && lo > 0)
+        pf->pf_lo = lo & ~(int64_t)(DROP_CHUNK - 1);   /* nothing below was ours */
     int64_t drop_to = lo & ~(int64_t)(DROP_CHUNK - 1);
-    if (drop_to > pf->pf_lo + (int64_t)DROP_CHUNK) {
+    if (drop_to > pf->pf_lo + (int64_t)DROP_CHUNK && drop_to < pf->pf_hi) {
         int64_t from = pf->pf_lo & ~(int64_t)(DROP_CHUNK - 1);
         ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(drop_to - from),
                              IOH_PF_DONTNEED);
@@ -511,7 +533,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
                           pf->pf_how == IOH_PF_READ ? IOH_PF_READ_SEQ : IOH_PF_WILLNEED);
         }
         if (a & IOH_ACT_WINDOW)
-            window(fd, o, pf, off);
+            window(fd, o, pf);
         if (a & IOH_ACT_NOREUSE)
             drop_behind(fd, o, pf, off);
     }
