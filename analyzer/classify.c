@@ -284,6 +284,35 @@ static void checkpoint(struct ioh_cls_state *s)
  * classify() counts them as forward jumps (docs/classes.md). The run is
  * measured from where it began, so a long stream with stray reads stays
  * sequential. */
+/* A ring read's share of the ring counts c_kinds and c_seqv (classify.h),
+ * by its r_info: one count per byte, at most IOH_CLS_RING each, so sums
+ * never carry. Tables, because the feed adds one read and removes one. */
+#define PACK_KINDS(i) ((1ull << (8 * ((i) & I_KIND))) | (uint64_t)((i) & I_RR) << (48 - 3) | \
+                       (uint64_t)((i) & I_CONSEC) << (56 - 4))
+#define PACK_SEQV(i) ((uint64_t)(((i) & I_KIND) == K_SEQ) << (8 * ((i) >> I_HEAD_SHIFT)))
+#define PACK_ROW4(P, b) P(b), P((b) + 1), P((b) + 2), P((b) + 3)
+#define PACK_ROW16(P, b) PACK_ROW4(P, b), PACK_ROW4(P, (b) + 4), PACK_ROW4(P, (b) + 8), \
+                         PACK_ROW4(P, (b) + 12)
+#define PACK_ROW64(P, b) PACK_ROW16(P, b), PACK_ROW16(P, (b) + 16), PACK_ROW16(P, (b) + 32), \
+                         PACK_ROW16(P, (b) + 48)
+#define PACK_ALL(P) PACK_ROW64(P, 0u), PACK_ROW64(P, 64u), PACK_ROW64(P, 128u), PACK_ROW64(P, 192u)
+static const uint64_t g_pack_kinds[256] = { PACK_ALL(PACK_KINDS) };
+static const uint64_t g_pack_seqv[256] = { PACK_ALL(PACK_SEQV) };
+
+static inline uint64_t pack_kinds(unsigned info)
+{
+    return g_pack_kinds[info & 0xffu];
+}
+
+static inline uint64_t pack_seqv(unsigned info)
+{
+    return g_pack_seqv[info & 0xffu];
+}
+
+_Static_assert(K_COUNT <= 6 && I_RR == 1u << 3 && I_CONSEC == 1u << 4 && I_HEAD_SHIFT == 5,
+               "ring count lanes");
+_Static_assert(IOH_CLS_RING < 256, "ring counts fit a byte");
+
 static void leave_run(struct ioh_cls_state *s, unsigned ph)
 {
     if (s->head_steps[ph] && s->head_end[ph] - s->head_start[ph] < s->p.seq_run_min) {
@@ -293,6 +322,7 @@ static void leave_run(struct ioh_cls_state *s, unsigned ph)
             unsigned inf = s->r_info[ri];
             if ((inf & I_KIND) == K_SEQ && (inf >> I_HEAD_SHIFT & 3u) == ph) {
                 s->r_info[ri] = (uint8_t)(inf | I_SHORT);
+                s->c_seqv += pack_seqv(inf | I_SHORT) - pack_seqv(inf);
                 left--;
             }
         }
@@ -349,7 +379,9 @@ static bool hot_probe(struct ioh_cls_state *s, uint64_t o, uint64_t end, uint64_
     return rr;
 }
 
-void ioh_cls_feed(struct ioh_cls_state *s, const struct ioh_cls_event *e)
+/* ioh_cls_feed(), inlined into the phase detector's feed too. */
+static inline __attribute__((always_inline)) void feed(struct ioh_cls_state *s,
+                                                       const struct ioh_cls_event *e)
 {
     if (e->ret <= 0) {
         if (e->ret == 0)
@@ -432,14 +464,26 @@ void ioh_cls_feed(struct ioh_cls_state *s, const struct ioh_cls_event *e)
     }
 
     uint32_t pos = s->pos;
-    if (s->n == IOH_CLS_RING)
+    const uint32_t len32 = cap32(e->len);
+    uint64_t ck = pack_kinds(info), cs = pack_seqv(info);
+    uint32_t csmall = len32 < s->p.small_request;
+    if (s->n == IOH_CLS_RING) {
+        /* The oldest read leaves the ring. */
+        unsigned old = s->r_info[pos];
         s->gone_off = s->r_off[pos];
-    else
+        ck -= pack_kinds(old);
+        cs -= pack_seqv(old);
+        csmall -= s->r_len[pos] < s->p.small_request;
+    } else {
         s->n++;
+    }
+    s->c_kinds += ck;
+    s->c_seqv += cs;
+    s->c_small += csmall;
     s->r_off[pos] = o;
     s->r_t[pos] = e->t;
     s->r_ret[pos] = cap32(r);
-    s->r_len[pos] = cap32(e->len);
+    s->r_len[pos] = len32;
     s->r_info[pos] = (uint8_t)info;
     s->pos = (pos + 1u) & RING_MASK;
 
@@ -451,6 +495,11 @@ void ioh_cls_feed(struct ioh_cls_state *s, const struct ioh_cls_event *e)
     s->prev_end = end;
     if (s->reads % IOH_CLS_CK_EVERY == 0)
         checkpoint(s);
+}
+
+void ioh_cls_feed(struct ioh_cls_state *s, const struct ioh_cls_event *e)
+{
+    feed(s, e);
 }
 
 /* ---- the result ------------------------------------------------------------ */
@@ -538,6 +587,37 @@ static bool window_within(const struct ioh_cls_state *s, uint64_t lo, uint64_t h
     return (double)window_of(&l, 0, n, s->p.window_share, &st) <= limit;
 }
 
+/* Do the ring's re-reads return at least reread_min of its bytes? */
+static bool reread_bytes_hold(const struct ioh_cls_state *s)
+{
+    uint64_t rr_bytes = 0, wbytes = 0;
+    for (uint32_t k = 0; k < s->n; k++) {
+        uint32_t i = ring_at(s, k);
+        wbytes += s->r_ret[i];
+        rr_bytes += (s->r_info[i] & I_RR) ? s->r_ret[i] : 0;
+    }
+    return (double)rr_bytes >= s->p.reread_min * (double)wbytes;
+}
+
+/* The lowest start, highest end and largest size of the ring's reads. */
+static void ring_extent(const struct ioh_cls_state *s, uint64_t *lo, uint64_t *hi,
+                        uint32_t *max_ret)
+{
+    uint64_t l = UINT64_MAX, h = 0;
+    uint32_t mr = 0;
+    for (uint32_t k = 0; k < s->n; k++) {
+        uint32_t i = ring_at(s, k);
+        uint32_t ret = s->r_ret[i];
+        uint64_t o = s->r_off[i], e = o + ret;
+        mr = ret > mr ? ret : mr;
+        l = o < l ? o : l;
+        h = e > h ? e : h;
+    }
+    *lo = l;
+    *hi = h;
+    *max_ret = mr;
+}
+
 /* The class of the ring's reads, with all the evidence when `full`; without
  * it (the phase detector's frequent evaluations) the window, drift, request
  * size and density are left 0 unless the class depends on them. */
@@ -561,35 +641,36 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
         return;
     const uint32_t n = s->n, m = n - 1;
 
-    /* One pass for the counts and the two majority votes (Boyer-Moore: the
-     * request length and the FWD/BACK jump), a second to count the winners. */
-    uint32_t kinds[K_COUNT] = { 0 }, consec = 0, rr = 0, small = 0, heads = 0;
-    uint32_t len_cand = 0, len_votes = 0, d_votes = 0, max_ret = 0;
+    /* The counts come from the ring counts (pack_kinds()); the oldest read's
+     * step comes from outside the ring, so its kind is taken back out. The
+     * majority votes (Boyer-Moore: the FWD/BACK jump, and for the full
+     * result the request length) and the extent of the reads need a walk:
+     * the jumps' only when there are jumps, the rest only when wanted. */
+    const uint32_t i0 = ring_at(s, 0);
+    const unsigned info0 = s->r_info[i0];
+    const uint64_t ck = s->c_kinds - pack_kinds(info0), cs = s->c_seqv - pack_seqv(info0);
+    uint32_t kinds[K_COUNT];
+    for (unsigned k = 0; k < K_COUNT; k++)
+        kinds[k] = (uint32_t)(ck >> (8 * k)) & 0xffu;
+    const uint32_t consec = (uint32_t)(ck >> 56);
+    const uint32_t rr = (uint32_t)(s->c_kinds >> 48) & 0xffu, small = s->c_small;
+    uint32_t heads = 0, short_seq = 0;
+    for (unsigned v = 0; v < 8; v++) {
+        uint32_t c = (uint32_t)(cs >> (8 * v)) & 0xffu;
+        heads |= (uint32_t)(c != 0) << v;
+        short_seq += v >= 4 ? c : 0;      /* (I_SHORT >> I_HEAD_SHIFT) == 4 */
+    }
+    _Static_assert(I_SHORT >> I_HEAD_SHIFT == 4, "short flag above the head bits");
+
     int64_t d_cand = 0;
-    uint64_t len_sum = 0, wbytes = 0, lo = UINT64_MAX, hi = 0, prev = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t i = ring_at(s, k);
-        unsigned info = s->r_info[i], kind = info & I_KIND;
-        uint32_t len = s->r_len[i], ret = s->r_ret[i];
-        uint64_t o = s->r_off[i], e = o + ret;
-        rr += (info & I_RR) != 0;
-        small += len < s->p.small_request;
-        len_sum += len;
-        wbytes += ret;
-        max_ret = ret > max_ret ? ret : max_ret;
-        lo = o < lo ? o : lo;
-        hi = e > hi ? e : hi;
-        if (len_votes == 0)
-            len_cand = len, len_votes = 1;
-        else if (len == len_cand)
-            len_votes++;
-        else
-            len_votes--;
-        if (k > 0) {   /* the oldest read's step comes from outside the ring */
-            kinds[kind]++;
-            consec += (info & I_CONSEC) != 0;
-            if (kind == K_SEQ)
-                heads |= 1u << (info >> I_HEAD_SHIFT);
+    uint32_t nstride = 0;
+    if (kinds[K_FWD] + kinds[K_BACK] > 0) {
+        uint32_t d_votes = 0;
+        uint64_t prev = s->r_off[i0];
+        for (uint32_t k = 1; k < n; k++) {
+            uint32_t i = ring_at(s, k);
+            unsigned kind = s->r_info[i] & I_KIND;
+            uint64_t o = s->r_off[i];
             if (kind == K_FWD || kind == K_BACK) {
                 int64_t d = (int64_t)(o - prev);
                 if (d_votes == 0)
@@ -599,30 +680,39 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
                 else
                     d_votes--;
             }
+            prev = o;
         }
-        prev = o;
+        prev = s->r_off[i0];
+        for (uint32_t k = 1; k < n; k++) {
+            uint32_t i = ring_at(s, k);
+            unsigned kind = s->r_info[i] & I_KIND;
+            uint64_t o = s->r_off[i];
+            if (kind == K_FWD || kind == K_BACK)
+                nstride += (int64_t)(o - prev) == d_cand;
+            prev = o;
+        }
     }
-    /* Bytes the re-reading reads returned (a 16-byte header read again
-     * must not outvote 4 KiB pages read once: sqlite3), and the sequential
-     * steps of runs left short (leave_run). */
-    uint64_t rr_bytes = 0;
-    uint32_t short_seq = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t i = ring_at(s, k);
-        unsigned info = s->r_info[i];
-        if (info & I_RR)
-            rr_bytes += s->r_ret[i];
-        short_seq += k > 0 && (info & I_KIND) == K_SEQ && (info & I_SHORT);
-    }
-    uint32_t len_count = 0, nstride = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t i = ring_at(s, k);
-        unsigned kind = s->r_info[i] & I_KIND;
-        uint64_t o = s->r_off[i];
-        len_count += s->r_len[i] == len_cand;
-        if (k > 0 && (kind == K_FWD || kind == K_BACK))
-            nstride += (int64_t)(o - prev) == d_cand;
-        prev = o;
+    uint32_t len_cand = 0, len_count = 0, max_ret = 0;
+    uint64_t lo = UINT64_MAX, hi = 0, len_sum = 0, wbytes = 0;
+    if (full) {
+        uint32_t len_votes = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            uint32_t i = ring_at(s, k);
+            uint32_t len = s->r_len[i];
+            uint64_t o = s->r_off[i], e = o + s->r_ret[i];
+            len_sum += len;
+            wbytes += s->r_ret[i];
+            lo = o < lo ? o : lo;
+            hi = e > hi ? e : hi;
+            if (len_votes == 0)
+                len_cand = len, len_votes = 1;
+            else if (len == len_cand)
+                len_votes++;
+            else
+                len_votes--;
+        }
+        for (uint32_t k = 0; k < n; k++)
+            len_count += s->r_len[ring_at(s, k)] == len_cand;
     }
     /* Two equal jumps can be chance: a stride needs three. */
     int64_t stride = nstride >= 3 ? d_cand : 0;
@@ -670,8 +760,7 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
 
     /* Re-read first: that bytes come again is what a cache policy must know,
      * whatever order they come in (docs/classes.md, "Precedence"). */
-    if (r->frac_reread >= s->p.reread_min &&
-        (double)rr_bytes >= s->p.reread_min * (double)wbytes) {
+    if (r->frac_reread >= s->p.reread_min && reread_bytes_hold(s)) {
         r->cls = IOH_CLS_REREAD;
         r->confidence = r->frac_reread * sample;
         return;
@@ -697,8 +786,13 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
             r->cls = IOH_CLS_SPARSE;
         } else {
             double limit = s->p.windowed_max * (double)r->extent;
-            bool windowed = full ? (double)r->window <= limit
-                                 : window_within(s, lo, hi, max_ret, limit);
+            bool windowed;
+            if (full) {
+                windowed = (double)r->window <= limit;
+            } else {
+                ring_extent(s, &lo, &hi, &max_ret);
+                windowed = window_within(s, lo, hi, max_ret, limit);
+            }
             r->order = IOH_CLS_ORDER_RANDOM;
             r->cls = windowed ? IOH_CLS_WINDOWED : IOH_CLS_SPARSE;
         }
@@ -717,7 +811,7 @@ struct ioh_cls_result ioh_cls_result(const struct ioh_cls_state *s)
 
 /* Start-to-start jump into the k-th ring read; for k = 0 from the read that
  * left the ring (callers use k = 0 only when one did). */
-static int64_t step_of(const struct ioh_cls_state *s, uint32_t k)
+static inline int64_t step_of(const struct ioh_cls_state *s, uint32_t k)
 {
     uint64_t prev = k ? s->r_off[ring_at(s, k - 1)] : s->gone_off;
     return (int64_t)(s->r_off[ring_at(s, k)] - prev);
@@ -726,7 +820,7 @@ static int64_t step_of(const struct ioh_cls_state *s, uint32_t k)
 /* Does the k-th ring read, and the step into it, fit class c? A read that
  * re-reads fits only re-read: a second sequential pass over a small file is
  * a new phase. */
-static bool supports(const struct ioh_cls_state *s, enum ioh_cls_class c, int64_t stride,
+static inline bool supports(const struct ioh_cls_state *s, enum ioh_cls_class c, int64_t stride,
                      uint32_t k)
 {
     unsigned info = s->r_info[ring_at(s, k)], kind = info & I_KIND;
@@ -1079,7 +1173,7 @@ void ioh_cls_phases_feed(struct ioh_cls_phases *ps, const struct ioh_cls_event *
         ps->gone_ev = ps->ev[s->pos];
         ps->gone_t = s->r_t[s->pos];
     }
-    ioh_cls_feed(s, e);
+    feed(s, e);
     if (s->reads == before)
         return;
     ps->ev[(s->pos - 1u) & RING_MASK] = idx;

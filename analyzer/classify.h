@@ -179,6 +179,13 @@ struct ioh_cls_state {
     uint32_t r_ret[IOH_CLS_RING];
     uint32_t r_len[IOH_CLS_RING];
     uint8_t  r_info[IOH_CLS_RING];
+    /* Counts over the reads in the ring, kept as reads enter and leave it
+     * (and as their flags change), so that a result need not walk the ring
+     * for them; one byte per count: c_kinds holds the reads of each kind
+     * (bytes 0-5), the re-reads (6) and the consecutive steps (7), c_seqv
+     * the sequential reads by r_info >> 5 (their head and short flag). */
+    uint64_t c_kinds, c_seqv;
+    uint32_t c_small;           /* reads requesting less than small_request */
 
     /* Recently read pages, direct-mapped. */
     struct ioh_cls_slot hot[IOH_CLS_HOT_SLOTS];
