@@ -67,6 +67,22 @@ struct ioh__file_state {
     uint32_t last_site, last_slot;
     uint32_t points_cap;
     uint64_t next_point;
+
+    /* Repeats: reads of the run's stream that continue the run exactly as
+     * the read before them did (consecutive, the same size requested and
+     * returned, the same call site). Each still goes to the classifier, the
+     * throughput and the run; its other measures (counters, size and seek
+     * histograms, top-k, majority votes, call sites) are added for all the
+     * pending repeats at once when they end (rep_flush()), which gives the
+     * same numbers: they are sums, a top-k hit on its last entry and
+     * Boyer-Moore votes on one value. */
+    bool rep_ok;                    /* the last read may be repeated */
+    uint32_t rep_site;              /* its trace site id ... */
+    uint32_t rep_g;                 /* ... the site index (or IOH_AN_NO_SITE) ... */
+    uint64_t rep_epoch;             /* ... valid while no site id got a site */
+    uint64_t rep_len;               /* its size */
+    uint64_t pend_n;                /* repeats not added yet */
+    uint64_t pend_busy, pend_t, pend_end_t;
 };
 
 struct ioh__stream_state {
@@ -108,6 +124,7 @@ struct ioh__analysis_state {
     struct ioh__proc_state *procs;
     uint32_t cap_procs, cap_files, cap_streams, cap_sites;
     uint64_t points_total;
+    uint64_t site_epoch;            /* counts trace site ids given a site */
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -331,6 +348,7 @@ static void on_site(struct ioh_analysis *an, struct ioh__proc_state *ps, const s
         struct ioh_an_site *a = &an->sites[st->sites.slot[h] - 1];
         if (site_equal(a, s)) {
             ps->site_of[s->site] = a->index + 1;
+            st->site_epoch++;
             a->processes++;
             return;
         }
@@ -378,6 +396,7 @@ static void on_site(struct ioh_analysis *an, struct ioh__proc_state *ps, const s
     st->sites.used++;
     an->nsites++;
     ps->site_of[s->site] = a->index + 1;
+    st->site_epoch++;
 }
 
 /* ---- processes and streams ---------------------------------------------- */
@@ -795,6 +814,78 @@ static void stream_vote(struct ioh_analysis *an, struct ioh__stream_state *ss)
     ss->voted = reads;
 }
 
+/* n more votes for value v in a Boyer-Moore majority vote: what n single
+ * votes do (while the count lasts they cancel, then v takes over). */
+static void vote_n(uint64_t *cand, uint64_t *cnt, uint64_t v, uint64_t n)
+{
+    if (*cnt == 0) {
+        *cand = v;
+        *cnt = n;
+    } else if (*cand == v) {
+        *cnt += n;
+    } else if (*cnt >= n) {
+        *cnt -= n;
+    } else {
+        *cand = v;
+        *cnt = n - *cnt;
+    }
+}
+
+/* Add the pending repeats of file f (see ioh__file_state): for each, what
+ * data_read() would have done besides the classifier, the throughput, the
+ * run and the read count, which it did. */
+static __attribute__((noinline)) void rep_flush(struct ioh_analysis *an, struct ioh_an_file *f,
+                                                struct ioh__file_state *fs)
+{
+    const uint64_t n = fs->pend_n, len = fs->rep_len, bytes = n * len;
+    struct ioh_an_stream *s = &an->streams[fs->run_stream];
+    struct ioh__stream_state *ss = s->state;
+    struct ioh_an_process *p = &an->processes[s->process];
+    struct ioh_an_metrics *fm = &f->m, *sm = &s->m;
+    const uint64_t end = fs->run_end;
+    fs->pend_n = 0;
+
+    sm->reads += n;
+    fm->bytes += bytes;
+    sm->bytes += bytes;
+    fm->busy_ns += fs->pend_busy;
+    sm->busy_ns += fs->pend_busy;
+    fm->last_t = sm->last_t = fs->pend_t;
+    if (fs->pend_end_t > fs->last_end_t)
+        fs->last_end_t = fs->pend_end_t;
+    if (fs->pend_end_t > ss->last_end_t)
+        ss->last_end_t = fs->pend_end_t;
+    if (end > fm->max_end)
+        fm->max_end = end;
+    if (end > sm->max_end)
+        sm->max_end = end;
+    p->reads += n;
+    p->bytes += bytes;
+    p->busy_ns += fs->pend_busy;
+    an->reads += n;
+    an->bytes += bytes;
+
+    f->size_hist[log2_bucket(len)] += n;
+    fs->sizes.cnt[fs->sizes.last] += n;
+    vote_n(&ss->len_cand, &ss->len_cnt, len, n);
+    fm->consecutive += n;
+    sm->consecutive += n;
+    f->seek_hist[IOH_AN_SEEK_ZERO] += n;
+    fs->strides.cnt[fs->strides.last] += n;
+    uint64_t cand = (uint64_t)ss->stride_cand;
+    vote_n(&cand, &ss->stride_cnt, len, n);
+    ss->stride_cand = (int64_t)cand;
+    ss->prev_off = end - len;
+    ss->prev_end = end;
+
+    if (fs->rep_g != IOH_AN_NO_SITE) {
+        an->sites[fs->rep_g].reads += n;
+        an->sites[fs->rep_g].bytes += bytes;
+    }
+    f->sites[fs->last_slot].reads += n;
+    f->sites[fs->last_slot].bytes += bytes;
+}
+
 /* Call sites: the file's slot for site g, found again only when the site
  * changes (the file state caches the last one). */
 static __attribute__((noinline)) uint32_t site_slot(struct ioh_an_file *f,
@@ -855,6 +946,33 @@ static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct 
     const uint64_t off = (uint64_t)e->off, ret = (uint64_t)e->ret, end = off + ret;
     const uint64_t len = e->len, t = e->t;
     const uint64_t dur = ioh_dur_decode(e->dur), t_end = t + dur;
+
+    if (fs->rep_ok && fs->run_end == off && fs->run_stream == s->index && len == fs->rep_len &&
+        ret == len && e->site == fs->rep_site && fs->rep_epoch == an->state->site_epoch) {
+        /* A repeat: the rest waits for rep_flush(). */
+        const uint64_t freads = ++f->m.reads;
+        fs->pend_n++;
+        fs->pend_busy += dur;
+        fs->pend_t = t;
+        if (t_end > fs->pend_end_t)
+            fs->pend_end_t = t_end;
+        throughput_add(f, t, ret);
+        struct ioh_cls_event ce = {t, e->off, len, e->ret};
+        ioh_cls_phases_feed(&fs->ph, &ce);
+        ss->solo_last = fs->fed++;
+        if (__builtin_expect(freads == fs->next_window, 0)) {
+            window_sample(fs);
+            fs->next_window += WINDOW_EVERY;
+        }
+        if (__builtin_expect(freads - 1 == fs->next_point, 0))
+            point_add(an, f, e);
+        fs->run_end = end;
+        fs->run_n++;
+        return;
+    }
+    if (fs->pend_n)
+        rep_flush(an, f, fs);
+    fs->rep_ok = false;
 
     /* Counters of the file, the stream and the process. */
     struct ioh_an_metrics *fm = &f->m, *sm = &s->m;
@@ -987,7 +1105,8 @@ static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct 
         point_add(an, f, e);
 
     /* The policy models see runs of consecutive reads of one stream. */
-    if (fs->run_n && fs->run_stream == s->index && fs->run_end == off) {
+    const bool consecutive = fs->run_n && fs->run_stream == s->index && fs->run_end == off;
+    if (consecutive) {
         fs->run_end = end;
         fs->run_n++;
     } else {
@@ -996,6 +1115,20 @@ static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct 
         fs->run_off = off;
         fs->run_end = end;
         fs->run_n = 1;
+    }
+
+    /* Can the next read repeat this one? It continued the run with a step
+     * and a stride of its own size (so the top-k tables' last entries are
+     * that size), alone on its file. */
+    if (consecutive && ret == len && fs->strides.val[fs->strides.last] == (int64_t)len &&
+        !fs->multi) {
+        fs->rep_ok = true;
+        fs->rep_len = len;
+        fs->rep_site = e->site;
+        fs->rep_g = g;
+        fs->rep_epoch = an->state->site_epoch;
+        fs->pend_busy = 0;
+        fs->pend_end_t = 0;
     }
 }
 
@@ -1030,6 +1163,8 @@ static void stream_close(struct ioh_analysis *an, struct ioh_an_stream *s, uint6
     struct ioh__stream_state *ss = s->state;
     s->close_t = t;
     struct ioh_an_file *f = &an->files[s->file];
+    if (f->state && f->state->pend_n && f->state->run_stream == s->index)
+        rep_flush(an, f, f->state);
     if (f->state && f->state->run_n && f->state->run_stream == s->index)
         run_flush(an, f->state);
     if (ss->cls) {
@@ -1400,6 +1535,9 @@ int ioh_analysis_finish(struct ioh_analysis *an)
 {
     if (an->finished)
         return 0;
+    for (uint32_t i = 0; i < an->nfiles; i++)
+        if (an->files[i].state && an->files[i].state->pend_n)
+            rep_flush(an, &an->files[i], an->files[i].state);
     for (uint32_t i = 0; i < an->nfiles; i++)
         if (an->files[i].state)
             finish_file(an, &an->files[i]);
