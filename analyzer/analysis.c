@@ -5,6 +5,7 @@
 #include "analysis.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -624,11 +625,15 @@ static __attribute__((noinline)) void topk_add_slow(struct topk *t, int64_t v)
         return;
     }
     /* Space-saving: the newcomer inherits the evicted count (an upper bound);
-     * the first of the least counted goes. */
+     * the first of the least counted goes (found without branches: which
+     * entry is least is unpredictable). */
     uint32_t min = 0;
-    for (uint32_t i = 1; i < IOH_AN_TOPK; i++)
-        if (t->cnt[i] < t->cnt[min])
-            min = i;
+    uint64_t least = t->cnt[0];
+    for (uint32_t i = 1; i < IOH_AN_TOPK; i++) {
+        bool less = t->cnt[i] < least;
+        least = less ? t->cnt[i] : least;
+        min = less ? i : min;
+    }
     t->val[min] = v;
     t->cnt[min]++;
     t->last = min;
@@ -1025,27 +1030,27 @@ static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct 
      * the stride from the previous start. A read starting at or after the
      * previous start and before its end overlaps it. */
     if (__builtin_expect(ss->has_prev, 1)) {
+        /* Which step it is (forward, backward ... at random in a random
+         * file) is counted without branches: the four counters are adjacent
+         * (consecutive, forward, backward, overlap), and an overlapping read
+         * (starting at or after the previous start, before its end) is a
+         * negative distance like a backward one. */
         const uint64_t po = ss->prev_off, pe = ss->prev_end;
-        if (off >= po && off < pe) {
-            fm->overlap++;
-            sm->overlap++;
-            f->seek_hist[IOH_AN_SEEK_ZERO - log2_bucket(pe - off)]++;
-        } else {
-            const int64_t d = (int64_t)(off - pe);
-            if (d == 0) {
-                fm->consecutive++;
-                sm->consecutive++;
-                f->seek_hist[IOH_AN_SEEK_ZERO]++;
-            } else if (d > 0) {
-                fm->forward++;
-                sm->forward++;
-                f->seek_hist[IOH_AN_SEEK_ZERO + log2_bucket((uint64_t)d)]++;
-            } else {
-                fm->backward++;
-                sm->backward++;
-                f->seek_hist[IOH_AN_SEEK_ZERO - log2_bucket((uint64_t)-d)]++;
-            }
-        }
+        const int64_t d = (int64_t)(off - pe);
+        const unsigned overlap = off >= po && off < pe;
+        const unsigned step = overlap ? 3u : d == 0 ? 0u : d > 0 ? 1u : 2u;
+        _Static_assert(offsetof(struct ioh_an_metrics, forward) ==
+                           offsetof(struct ioh_an_metrics, consecutive) + 8 &&
+                       offsetof(struct ioh_an_metrics, backward) ==
+                           offsetof(struct ioh_an_metrics, consecutive) + 16 &&
+                       offsetof(struct ioh_an_metrics, overlap) ==
+                           offsetof(struct ioh_an_metrics, consecutive) + 24,
+                       "step counters adjacent");
+        (&fm->consecutive)[step]++;
+        (&sm->consecutive)[step]++;
+        const uint64_t dist = d >= 0 ? (uint64_t)d : 0 - (uint64_t)d;
+        const uint32_t b = log2_bucket(dist);
+        f->seek_hist[d >= 0 ? IOH_AN_SEEK_ZERO + b : IOH_AN_SEEK_ZERO - b]++;
         const int64_t stride = (int64_t)(off - po);
         topk_add(&fs->strides, stride);
         if (ss->stride_cnt == 0) {
@@ -1115,6 +1120,18 @@ static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct 
         fs->run_off = off;
         fs->run_end = end;
         fs->run_n = 1;
+        /* When this run ends (usually at the file's next read) it sets its
+         * bits in the footprint and the models' bitmaps, at a random place
+         * in a non-sequential file: fetch those lines now. */
+        const struct ioh_bitgroup *mb = &fs->models.bits;
+        uint64_t w = (off >> mb->shift) / 64;
+        if (w < mb->nwords) {
+            __builtin_prefetch(&mb->w[w * mb->n], 1);
+            __builtin_prefetch(&mb->w[w * mb->n + mb->n - 1], 1);
+        }
+        w = (off >> fs->fp.shift) / 64;
+        if (w < fs->fp.nwords)
+            __builtin_prefetch(&fs->fp.w[w], 1);
     }
 
     /* Can the next read repeat this one? It continued the run with a step

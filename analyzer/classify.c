@@ -148,7 +148,7 @@ static uint32_t cap32(uint64_t v)
 
 static unsigned lowest_bit(unsigned m)
 {
-    return (m & 1u) ? 0 : (m & 2u) ? 1 : (m & 4u) ? 2 : 3;
+    return m ? (unsigned)__builtin_ctz(m) : 3;
 }
 
 /* Ring index of the k-th read in time order, k = 0 the oldest. */
@@ -423,20 +423,16 @@ static inline __attribute__((always_inline)) void feed(struct ioh_cls_state *s,
                 h = lowest_bit(rm);
                 info = K_REV;
             } else {
-                if (o >= pe + gap)
-                    info = K_FWD;
-                else if (end + gap <= po)
-                    info = K_BACK;
-                else
-                    info = K_OVER;
+                /* Written without branches: in a random stream which way
+                 * it jumps, and which head is oldest, are unpredictable. */
+                info = o >= pe + gap ? K_FWD : end + gap <= po ? K_BACK : K_OVER;
                 /* A read that continues nothing starts a new candidate
                  * stream in the least recently used head. */
                 uint64_t used = s->head_used[0];
                 for (unsigned i = 1; i < IOH_CLS_HEADS; i++) {
-                    if (s->head_used[i] < used) {
-                        used = s->head_used[i];
-                        h = i;
-                    }
+                    bool older = s->head_used[i] < used;
+                    used = older ? s->head_used[i] : used;
+                    h = older ? i : h;
                 }
                 leave_run(s, s->prev_head);
                 s->head_start[h] = o;
