@@ -30,4 +30,7 @@ for t in "$work"/traces/*.iohtrace; do
         echo
     fi
 done
-echo "== traces are in $work/traces; try: $iohint dump $work/traces"
+echo "== how each file was read, and what would help (iohint analyze)"
+"$iohint" analyze --top 1 "$work/traces"
+echo
+echo "== traces are in $work/traces; try: $iohint analyze --html report.html $work/traces"
