@@ -243,13 +243,9 @@ int ioh_multireader_multihost(const struct ioh_multireader *mr)
     return mr->multihost;
 }
 
-int ioh_multireader_next(struct ioh_multireader *mr, uint32_t *src, struct ioh_record *rec)
+static __attribute__((noinline)) int next_merged(struct ioh_multireader *mr, uint32_t *src,
+                                                  struct ioh_record *rec)
 {
-    if (mr->n == 1) {
-        /* One trace: its reader already merges its threads. */
-        *src = 0;
-        return ioh_reader_next(mr->src[0].r, rec);
-    }
     if (mr->nheap == 0)
         return 0;
     uint32_t i = mr->heap[0];
@@ -265,4 +261,15 @@ int ioh_multireader_next(struct ioh_multireader *mr, uint32_t *src, struct ioh_r
         return 1;
     heap_down(mr, 0);
     return 1;
+}
+
+int ioh_multireader_next(struct ioh_multireader *mr, uint32_t *src, struct ioh_record *rec)
+{
+    if (mr->n == 1) {
+        /* One trace: its reader already merges its threads (a tail call,
+         * the merge below is out of line). */
+        *src = 0;
+        return ioh_reader_next(mr->src[0].r, rec);
+    }
+    return next_merged(mr, src, rec);
 }

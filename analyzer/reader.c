@@ -60,6 +60,7 @@ struct ioh_reader {
     size_t ncur;
     size_t *heap;                  /* indices into cur, min-heap on key */
     size_t nheap;
+    struct cursor *top;            /* &cur[heap[0]], NULL when nheap == 0 */
     const struct ioh_rec_path **paths;
     size_t npaths;
     const struct ioh_rec_site **sites;
@@ -487,6 +488,7 @@ struct ioh_reader *ioh_reader_open(const char *path, char *err, size_t errlen)
     }
     for (size_t i = r->nheap; i-- > 0;)
         heap_down(r, i);
+    r->top = r->nheap ? &r->cur[r->heap[0]] : NULL;
     return r;
 }
 
@@ -528,31 +530,29 @@ static void remember(const void ***table, size_t *n, uint32_t id, const void *re
     (*table)[id] = rec;
 }
 
-int ioh_reader_next(struct ioh_reader *r, struct ioh_record *rec)
+/* After the top cursor moved on: restore the heap and the top. */
+static void reheap(struct ioh_reader *r)
 {
-    if (r->nheap == 0)
+    struct cursor *c = r->top;
+    if (!c->head)
+        r->heap[0] = r->heap[--r->nheap];
+    if (r->nheap > 1)
+        heap_down(r, 0);
+    r->top = r->nheap ? &r->cur[r->heap[0]] : NULL;
+}
+
+/* ioh_reader_next() for everything but its fast path. */
+static __attribute__((noinline)) int next_slow(struct ioh_reader *r, struct ioh_record *rec)
+{
+    struct cursor *c = r->top;
+    if (!c)
         return 0;
-    struct cursor *c = &r->cur[r->heap[0]];
     const struct ioh_rec *h = c->head;
     rec->type = h->type;
+    rec->ev = NULL;
     rec->path = NULL;
     rec->site = NULL;
-    if (__builtin_expect(h->type == IOH_REC_EVENT, 1)) {
-        rec->ev = (const struct ioh_event *)h;
-        c->pos += sizeof(struct ioh_event);
-        cursor_load(r, c);
-        if (__builtin_expect(c->head != NULL, 1)) {
-            if (r->nheap > 1)
-                heap_down(r, 0);
-        } else {
-            r->heap[0] = r->heap[--r->nheap];
-            if (r->nheap > 1)
-                heap_down(r, 0);
-        }
-        r->returned++;
-        return 1;
-    }
-    rec->ev = NULL;
+    r->returned++;
     switch (h->type) {
     case IOH_REC_EVENT:
         rec->ev = (const struct ioh_event *)h;
@@ -568,12 +568,36 @@ int ioh_reader_next(struct ioh_reader *r, struct ioh_record *rec)
     }
     c->pos += (uint32_t)h->size8 * 8;
     cursor_load(r, c);
-    if (!c->head)
-        r->heap[0] = r->heap[--r->nheap];
-    if (r->nheap > 1)
-        heap_down(r, 0);
-    r->returned++;
+    reheap(r);
     return 1;
+}
+
+int ioh_reader_next(struct ioh_reader *r, struct ioh_record *rec)
+{
+    /* The common case: an event, followed in its segment by another whole
+     * event, and one thread left to read (no merge to keep up: the head's
+     * key would never be compared again). */
+    struct cursor *c = r->top;
+    if (__builtin_expect(c != NULL && r->nheap == 1, 1)) {
+        const struct ioh_rec *h = c->head;
+        uint32_t pos = c->pos + (uint32_t)sizeof(struct ioh_event);
+        const struct ioh_rec *nx = (const struct ioh_rec *)(c->data + pos);
+        if (__builtin_expect(h->type == IOH_REC_EVENT &&
+                             pos + sizeof(struct ioh_event) <= c->end &&
+                             nx->type == IOH_REC_EVENT &&
+                             nx->size8 == sizeof(struct ioh_event) / 8, 1)) {
+            __builtin_prefetch(c->data + pos + PREFETCH_AHEAD);
+            rec->type = IOH_REC_EVENT;
+            rec->ev = (const struct ioh_event *)h;
+            rec->path = NULL;
+            rec->site = NULL;
+            c->pos = pos;
+            c->head = nx;
+            r->returned++;
+            return 1;
+        }
+    }
+    return next_slow(r, rec);
 }
 
 const struct ioh_rec_path *ioh_reader_path(const struct ioh_reader *r, uint32_t file)
