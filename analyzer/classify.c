@@ -334,7 +334,8 @@ static void leave_run(struct ioh_cls_state *s, unsigned ph)
  * page table either way. Only the first page is looked up, one probe per
  * read: re-reading the middle of an earlier large read is missed, so the
  * re-read counts are a lower bound (docs/classes.md). */
-static bool hot_probe(struct ioh_cls_state *s, uint64_t o, uint64_t end, uint64_t r)
+static inline __attribute__((always_inline)) bool hot_probe(struct ioh_cls_state *s, uint64_t o,
+                                                            uint64_t end, uint32_t span)
 {
     uint64_t page = o / IOH_CLS_PAGE;
     /* Fibonacci hashing: the top bits spread runs of consecutive pages over
@@ -345,7 +346,6 @@ static bool hot_probe(struct ioh_cls_state *s, uint64_t o, uint64_t end, uint64_
     uint32_t lo = (uint32_t)(o % IOH_CLS_PAGE);
     uint64_t in_page = end - page * IOH_CLS_PAGE;
     uint32_t hi = in_page > IOH_CLS_PAGE ? IOH_CLS_PAGE : (uint32_t)in_page;
-    uint32_t span = cap32(r);
     uint32_t meta = sl->meta;
     bool rr = false;
 
@@ -453,7 +453,8 @@ static inline __attribute__((always_inline)) void feed(struct ioh_cls_state *s,
     s->prev_head = h;
     info |= h << I_HEAD_SHIFT;
 
-    if (hot_probe(s, o, end, r)) {
+    const uint32_t ret32 = cap32(r);
+    if (hot_probe(s, o, end, ret32)) {
         info |= I_RR;
         s->reread_reads++;
         s->reread_bytes += r;
@@ -478,7 +479,7 @@ static inline __attribute__((always_inline)) void feed(struct ioh_cls_state *s,
     s->c_small += csmall;
     s->r_off[pos] = o;
     s->r_t[pos] = e->t;
-    s->r_ret[pos] = cap32(r);
+    s->r_ret[pos] = ret32;
     s->r_len[pos] = len32;
     s->r_info[pos] = (uint8_t)info;
     s->pos = (pos + 1u) & RING_MASK;
@@ -1185,14 +1186,20 @@ void ioh_cls_phases_feed(struct ioh_cls_phases *ps, const struct ioh_cls_event *
             evaluate(ps, false);
         return;
     }
-    ps->misfit = (ps->misfit << 1) |
-                 !supports(s, ps->cur.cls, ps->cur.detail.stride, s->n - 1);
+    /* The misfits among the last 16 reads, counted as the register shifts
+     * (recounted when an evaluation has set it anew). */
+    const uint64_t old = ps->misfit;
+    if (old != ps->misfit_seen)
+        ps->misfit16 = popcount16(old);
+    const unsigned bit = !supports(s, ps->cur.cls, ps->cur.detail.stride, s->n - 1);
+    ps->misfit16 += bit - (unsigned)((old >> 15) & 1u);
+    ps->misfit = ps->misfit_seen = (old << 1) | bit;
     /* While reads fit the open phase, a look every 4 blocks refreshes its
      * detail and catches what fitting cannot show (a window outgrowing the
      * windowed limit); misfits or a pending change bring the block back. */
     if (since >= 4u * block ||
         (since >= block && (ps->cand != IOH_CLS_UNKNOWN ||
-                            popcount16(ps->misfit) >= MISFIT_ALERT)))
+                            ps->misfit16 >= MISFIT_ALERT)))
         evaluate(ps, false);
 }
 

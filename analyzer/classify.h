@@ -277,6 +277,8 @@ struct ioh_cls_phases {
     uint32_t cand_count;
     uint64_t last_eval_reads;
     uint64_t misfit;                      /* bit i: the i-th newest read did not fit cur.cls */
+    uint64_t misfit_seen;                 /* misfit when misfit16 was counted */
+    uint32_t misfit16;                    /* bits set among its low 16 */
 };
 
 void ioh_cls_phases_init(struct ioh_cls_phases *ps, const struct ioh_cls_params *p,
