@@ -126,6 +126,17 @@ struct ioh__analysis_state {
     uint32_t cap_procs, cap_files, cap_streams, cap_sites;
     uint64_t points_total;
     uint64_t site_epoch;            /* counts trace site ids given a site */
+
+    /* The last read's process, trace file id and where they lead, so that
+     * the next read of the same descriptor skips the lookups (on_event()).
+     * Cleared whenever those may move or change: a path record, a process,
+     * a close, finish. */
+    bool hot;
+    uint32_t hot_proc, hot_file;
+    struct ioh_an_process *hot_p;
+    struct ioh__proc_state *hot_ps;
+    struct ioh_an_stream *hot_s;
+    struct ioh_an_file *hot_f;
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -443,6 +454,7 @@ struct ioh_analysis *ioh_analysis_new(const struct ioh_an_params *p)
 int ioh_analysis_process(struct ioh_analysis *an, const struct ioh_reader *r)
 {
     struct ioh__analysis_state *st = an->state;
+    st->hot = false;
     uint32_t cap = st->cap_procs;
     if (grow((void **)&an->processes, &cap, an->nprocesses + 1, sizeof *an->processes) < 0)
         return -ENOMEM;
@@ -498,6 +510,7 @@ static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_sta
                     const struct ioh_rec_path *p)
 {
     struct ioh__analysis_state *st = an->state;
+    st->hot = false;
     if (p->file == 0 || p->file > (1u << 24))
         return;
     if (p->file >= ps->nstream_of) {
@@ -671,7 +684,8 @@ static uint32_t log2_bucket(uint64_t x)
     return x ? 64u - (uint32_t)__builtin_clzll(x) : 0;
 }
 
-static void throughput_add(struct ioh_an_file *f, uint64_t t, uint64_t bytes)
+static inline __attribute__((always_inline)) void throughput_add(struct ioh_an_file *f, uint64_t t,
+                                                                  uint64_t bytes)
 {
     /* tp_width is a power of two: shift, not divide, on every read. */
     uint64_t d = t > f->tp_t0 ? t - f->tp_t0 : 0;
@@ -1177,6 +1191,7 @@ static void other_read(struct ioh_an_stream *s, struct ioh_an_file *f, const str
 
 static void stream_close(struct ioh_analysis *an, struct ioh_an_stream *s, uint64_t t)
 {
+    an->state->hot = false;
     struct ioh__stream_state *ss = s->state;
     s->close_t = t;
     struct ioh_an_file *f = &an->files[s->file];
@@ -1226,6 +1241,12 @@ static const int8_t g_op_class[IOH_OP_COUNT] = {
 #undef IOH_OP_CLS
 };
 
+/* Ops of class DATA, one bit each. */
+#define IOH_OP_DATA_BIT(name, str, cls) | ((uint64_t)(IOH_CLASS_##cls == IOH_CLASS_DATA) << IOH_OP_##name)
+static const uint64_t g_data_ops = 0 IOH_TRACE_OPS(IOH_OP_DATA_BIT);
+#undef IOH_OP_DATA_BIT
+_Static_assert(IOH_OP_COUNT <= 64, "one bit per op");
+
 static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_state *ps,
                      const struct ioh_event *e)
 {
@@ -1260,6 +1281,14 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
         if (e->ret > 0 && has_off) {
             if (!f->state && !file_state(an, f))
                 return;
+            struct ioh__analysis_state *st = an->state;
+            st->hot = s->fd >= 0;       /* else the next read may give it one */
+            st->hot_proc = proc;
+            st->hot_file = e->file;
+            st->hot_p = p;
+            st->hot_ps = ps;
+            st->hot_s = s;
+            st->hot_f = f;
             data_read(an, p, s, f, ps, e);
         } else {
             if (e->ret > 0) {
@@ -1313,6 +1342,24 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
 
 void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_record *rec)
 {
+    /* The common case: a read, with an offset and bytes, of the same
+     * descriptor as the last read (what on_event() does for it). */
+    const struct ioh_event *e = rec->ev;
+    struct ioh__analysis_state *st = an->state;
+    if (__builtin_expect(e && st->hot && proc == st->hot_proc && e->file == st->hot_file &&
+                         e->op < IOH_OP_COUNT && (g_data_ops >> e->op & 1) &&
+                         !(e->flags & (IOH_EV_SERVED | IOH_EV_NOOFF)) && e->ret > 0 &&
+                         e->off >= 0, 1)) {
+        struct ioh_an_process *p = st->hot_p;
+        struct ioh__proc_state *ps = st->hot_ps;
+        an->events++;
+        p->events++;
+        if (e->t > ps->last_t)
+            ps->last_t = e->t;
+        an->data_events++;
+        data_read(an, p, st->hot_s, st->hot_f, ps, e);
+        return;
+    }
     if (proc >= an->nprocesses || an->finished)
         return;
     struct ioh__proc_state *ps = &an->state->procs[proc];
@@ -1552,6 +1599,7 @@ int ioh_analysis_finish(struct ioh_analysis *an)
 {
     if (an->finished)
         return 0;
+    an->state->hot = false;
     for (uint32_t i = 0; i < an->nfiles; i++)
         if (an->files[i].state && an->files[i].state->pend_n)
             rep_flush(an, &an->files[i], an->files[i].state);
