@@ -1,0 +1,1 @@
+/var/tmp/iohint-bench-src/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p sequential -p prefetch --json -- /var/tmp/iohint-bench-src/build/examples/wrong_hint --hint random /var/tmp/iohint-data/large/bytes.bin

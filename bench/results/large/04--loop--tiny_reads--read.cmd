@@ -1,0 +1,1 @@
+/var/tmp/iohint-bench-src/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p coalesce --json -- /var/tmp/iohint-bench-src/build/examples/tiny_reads --mode read /var/tmp/iohint-bench/loop/ints.bin

@@ -1,0 +1,1 @@
+/var/tmp/iohint-bench-src/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p coalesce -p prefetch --json -- /var/tmp/iohint-bench-src/build/examples/chunk_reader --io pread /var/tmp/iohint-bench/loop/bytes.bin /var/tmp/iohint-bench/loop/chunks-strided.txt

@@ -1,0 +1,1 @@
+/var/tmp/iohint-bench-src/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p coalesce -p window --json -- /var/tmp/iohint-bench-src/build/examples/chunk_reader --io pread /var/tmp/iohint-bench/hdd/bytes.bin /var/tmp/iohint-bench/hdd/chunks-windowed.txt

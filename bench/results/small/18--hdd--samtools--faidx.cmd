@@ -1,0 +1,1 @@
+/var/tmp/iohint-bench-src/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p prefetch --json -- /usr/bin/samtools faidx -r /var/tmp/iohint-bench/hdd/sam/regions-faidx.txt /var/tmp/iohint-bench/hdd/sam/ref.fa
