@@ -49,6 +49,14 @@ struct cursor {
                                       headers are not touched again) */
     uint32_t mapped;               /* segs[cur .. mapped) are populated */
     uint64_t drop_off, drop_len;   /* done segments not yet dropped (contiguous) */
+    /* Compact events (struct ioh_event_short) are expanded into x[], in
+     * turn, so that the event returned by one call and the one returned by
+     * the call before it both stay valid (the multireader holds one back). */
+    uint32_t head_size;            /* bytes of the head record in the file */
+    uint32_t xi;                   /* x[xi & 3] is the next to fill */
+    uint32_t x_ctx;                /* bit i: x[i] holds prev's tid, fd, file, site, aux */
+    const struct ioh_event *prev;  /* the event before the head in its segment */
+    struct ioh_event x[4];
 };
 
 struct ioh_reader {
@@ -230,6 +238,41 @@ static void cursor_drop(struct ioh_reader *r, struct cursor *c, uint64_t done)
     }
 }
 
+/* A full event becomes the head: the context of a compact one after it. */
+static inline const struct ioh_rec *load_event(struct cursor *c, const struct ioh_event *e)
+{
+    c->key = e->t;
+    c->prev = e;
+    c->x_ctx = 0;
+    return (const struct ioh_rec *)e;
+}
+
+/* A compact event becomes the head, expanded with the context of the event
+ * before it (c->prev, which the caller checked). */
+static inline const struct ioh_rec *load_short(struct cursor *c, const struct ioh_event_short *s)
+{
+    uint32_t i = c->xi++ & 3;
+    struct ioh_event *x = &c->x[i];
+    const struct ioh_event *p = c->prev;
+    uint64_t t = p->t + s->dt;
+    if (!(c->x_ctx & (1u << i))) {
+        *x = *p;
+        x->type = IOH_REC_EVENT;
+        x->size8 = sizeof *x / 8;
+        c->x_ctx |= 1u << i;
+    }
+    x->op = s->op;
+    x->flags = s->flags;
+    x->t = t;
+    x->dur = s->dur;
+    x->off = s->off;
+    x->len = s->len;
+    x->ret = s->ret;
+    c->key = t;
+    c->prev = x;
+    return (const struct ioh_rec *)x;
+}
+
 /* Load the head record of cursor c, advancing over segments; validates it.
  * cursor_load() below tries the common case first. */
 static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, struct cursor *c)
@@ -243,6 +286,7 @@ static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, str
         uint64_t base = c->segs[c->cur];
         const struct ioh_seg_header *sh = seg_at(r, base);
         if (c->pos == 0) {
+            c->prev = NULL;
             cursor_map(r, c);
             uint64_t avail = r->size - base - sizeof *sh;
             uint32_t used = __atomic_load_n(&sh->used, __ATOMIC_ACQUIRE);
@@ -270,7 +314,12 @@ static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, str
                 case IOH_REC_EVENT:
                     ok = size == sizeof(struct ioh_event);
                     if (ok)
-                        c->key = ((const struct ioh_event *)rec)->t;
+                        rec = load_event(c, (const struct ioh_event *)rec);
+                    break;
+                case IOH_REC_EVENT_SHORT:
+                    ok = size == sizeof(struct ioh_event_short) && c->prev;
+                    if (ok)
+                        rec = load_short(c, (const struct ioh_event_short *)rec);
                     break;
                 case IOH_REC_PATH:
                     ok = size >= sizeof(struct ioh_rec_path) &&
@@ -289,6 +338,9 @@ static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, str
             }
             if (ok) {
                 c->head = rec;
+                c->head_size = size;
+                if (rec->type != IOH_REC_EVENT)
+                    c->prev = NULL;   /* a compact event continues events only */
                 return;
             }
             if (rec->type != 0 || rec->size8 != 0)
@@ -316,21 +368,36 @@ static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, str
 #define PREFETCH_AHEAD 2048u
 #endif
 
+/* The common case of loading the record at `pos` of the segment being read:
+ * a whole event, full or compact, after an event. Returns 0, changing
+ * nothing, when it is anything else. */
+static inline int cursor_load_event(struct cursor *c, uint32_t pos)
+{
+    if (__builtin_expect(pos == 0 || pos + sizeof(struct ioh_event_short) > c->end, 0))
+        return 0;
+    const struct ioh_rec *rec = (const struct ioh_rec *)(c->data + pos);
+    __builtin_prefetch(c->data + pos + PREFETCH_AHEAD);
+    if (rec->type == IOH_REC_EVENT_SHORT) {
+        if (__builtin_expect(rec->size8 != sizeof(struct ioh_event_short) / 8 || !c->prev, 0))
+            return 0;
+        c->head = load_short(c, (const struct ioh_event_short *)rec);
+        c->head_size = sizeof(struct ioh_event_short);
+    } else {
+        if (__builtin_expect(rec->type != IOH_REC_EVENT ||
+                             rec->size8 != sizeof(struct ioh_event) / 8 ||
+                             pos + sizeof(struct ioh_event) > c->end, 0))
+            return 0;
+        c->head = load_event(c, (const struct ioh_event *)rec);
+        c->head_size = sizeof(struct ioh_event);
+    }
+    c->pos = pos;
+    return 1;
+}
+
 static inline void cursor_load(struct ioh_reader *r, struct cursor *c)
 {
-    /* The common case: the next record of the segment being read (c->end
-     * already checked) is a whole event. */
-    if (__builtin_expect(c->pos && c->pos + sizeof(struct ioh_event) <= c->end, 1)) {
-        const struct ioh_rec *rec = (const struct ioh_rec *)(c->data + c->pos);
-        __builtin_prefetch(c->data + c->pos + PREFETCH_AHEAD);
-        if (__builtin_expect(rec->type == IOH_REC_EVENT &&
-                             rec->size8 == sizeof(struct ioh_event) / 8, 1)) {
-            c->key = ((const struct ioh_event *)rec)->t;
-            c->head = rec;
-            return;
-        }
-    }
-    cursor_load_slow(r, c);
+    if (!cursor_load_event(c, c->pos))
+        cursor_load_slow(r, c);
 }
 
 /* The segment headers are read with pread() when the trace is opened, not
@@ -375,9 +442,9 @@ static int validate_header(const char *path, const unsigned char *map, size_t si
     const struct ioh_trace_header *h = (const void *)map;
     if (size < sizeof *h || memcmp(h->magic, IOH_TRACE_MAGIC, 8) != 0)
         return fail(err, errlen, "%s: not an iohint trace (bad magic)", path);
-    if (h->version != IOH_TRACE_VERSION)
-        return fail(err, errlen, "%s: trace format version %u, this iohint reads version %u",
-                    path, h->version, IOH_TRACE_VERSION);
+    if (h->version < IOH_TRACE_VERSION_MIN || h->version > IOH_TRACE_VERSION)
+        return fail(err, errlen, "%s: trace format version %u, this iohint reads versions %u to %u",
+                    path, h->version, IOH_TRACE_VERSION_MIN, IOH_TRACE_VERSION);
     if (h->seg_size < 4096 || (h->seg_size & (h->seg_size - 1)) || h->seg_size > (1u << 26))
         return fail(err, errlen, "%s: damaged header (segment size %u)", path, h->seg_size);
     if (h->header_size < sizeof *h || h->header_size % h->seg_size)
@@ -566,7 +633,7 @@ static __attribute__((noinline)) int next_slow(struct ioh_reader *r, struct ioh_
         remember((const void ***)&r->sites, &r->nsites, rec->site->site, rec->site);
         break;
     }
-    c->pos += (uint32_t)h->size8 * 8;
+    c->pos += c->head_size;
     cursor_load(r, c);
     reheap(r);
     return 1;
@@ -580,19 +647,12 @@ int ioh_reader_next(struct ioh_reader *r, struct ioh_record *rec)
     struct cursor *c = r->top;
     if (__builtin_expect(c != NULL && r->nheap == 1, 1)) {
         const struct ioh_rec *h = c->head;
-        uint32_t pos = c->pos + (uint32_t)sizeof(struct ioh_event);
-        const struct ioh_rec *nx = (const struct ioh_rec *)(c->data + pos);
         if (__builtin_expect(h->type == IOH_REC_EVENT &&
-                             pos + sizeof(struct ioh_event) <= c->end &&
-                             nx->type == IOH_REC_EVENT &&
-                             nx->size8 == sizeof(struct ioh_event) / 8, 1)) {
-            __builtin_prefetch(c->data + pos + PREFETCH_AHEAD);
+                             cursor_load_event(c, c->pos + c->head_size), 1)) {
             rec->type = IOH_REC_EVENT;
             rec->ev = (const struct ioh_event *)h;
             rec->path = NULL;
             rec->site = NULL;
-            c->pos = pos;
-            c->head = nx;
             r->returned++;
             return 1;
         }

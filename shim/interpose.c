@@ -114,18 +114,13 @@ static inline long raw_result(long r)
     return r;
 }
 
-static void record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t len,
-                   int64_t ret, uint32_t aux, const struct call *c, void *caller)
+/* An event in full (and to LTTng-UST); see record(). */
+static __attribute__((noinline)) void record_full(uint16_t op, int fd, struct ioh_ofd *o,
+                                                  int64_t off, uint64_t len, int64_t ret,
+                                                  uint32_t aux, uint16_t flags, uint64_t t,
+                                                  uint32_t dur, uint32_t site, int native)
 {
-    int native = ioh_trace_enabled();
-    if (!native && __builtin_expect(ioh__lttng_emit == NULL, 1))
-        return;
-    uint64_t t1 = ioh_ticks();
-    uint64_t t = ioh_trace_ns(c->t0);
-    if (native && o && __builtin_expect(atomic_load_explicit(&o->announced, memory_order_relaxed) !=
-                                            ioh_trace_gen(), 0))
-        ioh_trace_announce(o, t);
-    uint32_t site = ioh_callsite_id(caller, t);
+    uint32_t file = o ? o->file_id : 0;
     struct ioh_event local;
     struct ioh_event *ev = native ? ioh_trace_reserve(sizeof *ev) : NULL;
     if (!ev) {
@@ -136,21 +131,75 @@ static void record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t
     ev->type = IOH_REC_EVENT;
     ev->size8 = sizeof *ev / 8;
     ev->op = op;
-    ev->flags = c->flags;
+    ev->flags = flags;
     ev->tid = ioh_tid();
     ev->fd = fd;
     ev->t = t;
-    ev->dur = ioh_dur_encode(ioh_clock_dur(c->t0, t1));
+    ev->dur = dur;
     ev->off = off;
     ev->len = len;
     ev->ret = ret;
-    ev->file = o ? o->file_id : 0;
+    ev->file = file;
     ev->site = site;
     ev->aux = aux;
-    if (ev != &local)
+    if (ev != &local) {
         ioh_trace_commit(ev, sizeof *ev);
+        /* A signal handler's event is never the base of a compact one: the
+         * thread it interrupted may be between reserving its own compact
+         * record and updating `last`. */
+        if (!(flags & IOH_EV_SIGNAL)) {
+            struct ioh_last_event *last = &ioh_tls.last;
+            last->end = ioh_trace_cursor_after(ev, sizeof *ev);
+            last->t = t;
+            last->fd = fd;
+            last->file = file;
+            last->site = site;
+            last->aux = aux;
+        }
+    }
     if (ioh__lttng_emit)
         ioh__lttng_emit(ev, o ? o->path : NULL);
+}
+
+/* Record one event: compactly when it continues this thread's last event
+ * (same descriptor, file, call site and aux) and nothing was recorded in
+ * between, in full otherwise (trace_format.h, struct ioh_event_short). */
+static inline void record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t len,
+                          int64_t ret, uint32_t aux, const struct call *c, void *caller)
+{
+    int native = ioh_trace_enabled();
+    if (!native && __builtin_expect(ioh__lttng_emit == NULL, 1))
+        return;
+    uint64_t t1 = ioh_ticks();
+    uint64_t t = ioh_trace_ns(c->t0);
+    if (native && o && __builtin_expect(atomic_load_explicit(&o->announced, memory_order_relaxed) !=
+                                            ioh_trace_gen(), 0))
+        ioh_trace_announce(o, t);
+    uint32_t site = ioh_callsite_id(caller, t);
+    uint32_t dur = ioh_dur_encode(ioh_clock_dur(c->t0, t1));
+    struct ioh_last_event *last = &ioh_tls.last;
+    if (__builtin_expect(native && !(c->flags & IOH_EV_SIGNAL) && fd == last->fd &&
+                         (o ? o->file_id : 0) == last->file && site == last->site &&
+                         aux == last->aux && t - last->t <= UINT32_MAX && len <= INT32_MAX &&
+                         ret >= INT32_MIN && ret <= INT32_MAX && !ioh__lttng_emit, 1)) {
+        struct ioh_event_short *s = ioh_trace_reserve_next(last->end, sizeof *s);
+        if (__builtin_expect(s != NULL, 1)) {
+            s->type = IOH_REC_EVENT_SHORT;
+            s->size8 = sizeof *s / 8;
+            s->op = op;
+            s->flags = c->flags;
+            s->dt = (uint32_t)(t - last->t);
+            s->dur = dur;
+            s->off = off;
+            s->len = (uint32_t)len;
+            s->ret = (int32_t)ret;
+            ioh_trace_commit(s, sizeof *s);
+            last->end += sizeof *s;
+            last->t = t;
+            return;
+        }
+    }
+    record_full(op, fd, o, off, len, ret, aux, c->flags, t, dur, site, native);
 }
 
 static inline int64_t result(long r, int err)

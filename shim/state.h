@@ -34,6 +34,15 @@ struct ioh_thread {
                                       thread: reads served from a block may
                                       memcpy there (policies/coalesce.h) */
     struct ioh_clock_anchor clock; /* TSC anchor, clock.h */
+    struct ioh_last_event {        /* this thread's last event record written
+                                      outside a signal handler: what the next
+                                      one can be written compactly against
+                                      (trace.h, ioh_trace_reserve_next) */
+        uint64_t end;              /* `cursor` just after it; 0 = none */
+        uint64_t t;
+        int32_t fd;
+        uint32_t file, site, aux;
+    } last;
 };
 
 extern __thread struct ioh_thread ioh_tls __attribute__((tls_model("initial-exec")));

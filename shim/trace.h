@@ -101,6 +101,46 @@ static inline void *ioh_trace_reserve(size_t bytes)
     return ioh__trace_reserve_slow(bytes);
 }
 
+/* Reserve `bytes` immediately after the record that ends at cursor value
+ * `end` (ioh_tls.last.end), if nothing else was reserved on this thread since
+ * (a path or site record, an action, a signal handler's event): the new record
+ * may then refer to that one (a compact event). One compare-and-exchange on
+ * the cursor word, which a signal handler cannot split, decides. NULL when the
+ * record must be written in full instead. */
+static inline void *ioh_trace_reserve_next(uint64_t end, size_t bytes)
+{
+    struct ioh_thread *t = &ioh_tls;
+    uint32_t pos = (uint32_t)end;
+    if (end == 0 || pos + bytes + sizeof(struct ioh_seg_header) > IOH_SEG_SIZE ||
+        t->trace_gen != atomic_load_explicit(&ioh_trace.gen, memory_order_relaxed))
+        return NULL;
+#if defined(__x86_64__)
+    uint64_t seen;
+    __asm__ volatile("cmpxchgq %2, %1"
+                     : "=a"(seen), "+m"(t->cursor)
+                     : "r"(end + bytes), "0"(end)
+                     : "memory", "cc");
+    if (seen != end)
+        return NULL;
+#else
+    uint64_t want = end;
+    if (!__atomic_compare_exchange_n(&t->cursor, &want, end + bytes, 0, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED))
+        return NULL;
+#endif
+    return (char *)ioh_trace.hdr + ((end >> 32) << IOH_SEG_SHIFT) +
+           sizeof(struct ioh_seg_header) + pos;
+}
+
+/* The cursor value just after `bytes` of record at `rec`. */
+static inline uint64_t ioh_trace_cursor_after(const void *rec, size_t bytes)
+{
+    uint64_t off = (uint64_t)((const char *)rec - (const char *)ioh_trace.hdr);
+    uint64_t seg = off >> IOH_SEG_SHIFT;
+    return seg << 32 |
+           (off - (seg << IOH_SEG_SHIFT) - sizeof(struct ioh_seg_header) + bytes);
+}
+
 /* Publish a record written into space from ioh_trace_reserve. */
 static inline void ioh_trace_commit(void *rec, size_t bytes)
 {

@@ -15,13 +15,15 @@
  * is not IOH_SEG_MAGIC was claimed but never started and is skipped.
  *
  * Records are 8-byte aligned and start with struct ioh_rec (type, size in 8-byte
- * units). Events are fixed 64-byte records; paths and call sites are variable.
+ * units). Events are fixed 64-byte records, or 32-byte compact ones that
+ * continue the event just before them; paths and call sites are variable.
  * All integers are little-endian (the writer's native order on x86_64/i386).
  *
  * Times are CLOCK_MONOTONIC nanoseconds (comparable between processes of one
  * boot); header.start_realtime_ns maps them to wall-clock time.
  *
- * Compatibility: readers reject a different IOH_TRACE_VERSION. Any change to a
+ * Compatibility: readers reject versions outside [IOH_TRACE_VERSION_MIN,
+ * IOH_TRACE_VERSION]. Any change to a
  * struct below or to an op number bumps it. See docs/trace-format.md.
  */
 #ifndef IOH_TRACE_FORMAT_H
@@ -32,7 +34,9 @@
 #include "trace_ops.h"
 
 #define IOH_TRACE_MAGIC   "IOHTRACE"     /* 8 bytes, no terminator */
-#define IOH_TRACE_VERSION 1u
+#define IOH_TRACE_VERSION 2u        /* 2: compact events (struct ioh_event_short) */
+#define IOH_TRACE_VERSION_MIN 1u    /* readers also take version 1: the same,
+                                       without compact events */
 #define IOH_SEG_MAGIC     0x31474553u    /* "SEG1" */
 
 enum ioh_op {
@@ -89,6 +93,7 @@ enum ioh_rec_type {
     IOH_REC_EVENT = 1,   /* struct ioh_event */
     IOH_REC_PATH  = 2,   /* struct ioh_rec_path + path bytes */
     IOH_REC_SITE  = 3,   /* struct ioh_rec_site + frames */
+    IOH_REC_EVENT_SHORT = 4, /* struct ioh_event_short (version 2) */
 };
 
 struct ioh_rec {
@@ -121,6 +126,27 @@ struct ioh_event {                 /* 64 bytes */
 };
 
 _Static_assert(sizeof(struct ioh_event) == 64, "events are 64 bytes");
+
+/* A compact event: the next event of the same thread on the same descriptor,
+ * file and call site, with the same aux, as the event record immediately
+ * before it in its segment (full or compact; never anything else, never at
+ * the start of a segment). It takes tid, fd, file, site and aux from that
+ * event, and its start time is that event's plus dt. The writer uses it when
+ * the fields fit; half the bytes per event is half of what tracing costs
+ * beyond the clock (docs/shim.md, "What tracing costs"). */
+struct ioh_event_short {           /* 32 bytes */
+    uint16_t type;                 /* IOH_REC_EVENT_SHORT */
+    uint16_t size8;                /* 4 */
+    uint16_t op;                   /* enum ioh_op */
+    uint16_t flags;                /* IOH_EV_* */
+    uint32_t dt;                   /* t minus the previous event's t, ns */
+    uint32_t dur;                  /* as in struct ioh_event */
+    int64_t  off;
+    uint32_t len;                  /* requested bytes, < 2^31 */
+    int32_t  ret;                  /* result or -errno */
+};
+
+_Static_assert(sizeof(struct ioh_event_short) == 32, "compact events are 32 bytes");
 
 /* Durations: nanoseconds below 2^31 (2.1 s); above, bit 31 set and the rest
  * in microseconds (up to 35 minutes, then saturated). */

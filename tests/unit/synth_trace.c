@@ -16,6 +16,9 @@ struct seg {
     uint64_t off;                   /* file offset, 0 if none open */
     uint32_t used;
     unsigned char *buf;             /* SEG_SIZE bytes */
+    uint32_t last_end;              /* `used` just after the last event that a
+                                       compact one may continue; 0 = none */
+    struct ioh_event last;
 };
 
 struct ioh_synth {
@@ -26,6 +29,7 @@ struct ioh_synth {
     uint32_t nsegs;
     uint32_t seqs[MAX_TIDS];
     int err;
+    bool full_only;
 };
 
 static int put_string(struct ioh_synth *w, uint32_t *at, const char *s, uint32_t *field)
@@ -110,6 +114,7 @@ static unsigned char *reserve(struct ioh_synth *w, uint32_t tid, size_t size)
     if (s->off && sizeof(struct ioh_seg_header) + s->used + size > SEG_SIZE && flush_seg(w, s) < 0)
         return NULL;
     if (!s->off) {
+        s->last_end = 0;
         s->off = w->seg_end;
         w->seg_end += SEG_SIZE;
         s->seq = w->seqs[s - w->segs]++;
@@ -177,8 +182,52 @@ int ioh_synth_site(struct ioh_synth *w, uint32_t tid, uint32_t site, uint32_t nf
     return 0;
 }
 
+void ioh_synth_full_only(struct ioh_synth *w, bool on)
+{
+    w->full_only = on;
+}
+
+static struct seg *seg_of(struct ioh_synth *w, uint32_t tid)
+{
+    for (uint32_t i = 0; i < w->nsegs; i++)
+        if (w->segs[i].tid == tid)
+            return &w->segs[i];
+    return NULL;
+}
+
+/* The shim's rule (shim/interpose.c, record()): compact when the event
+ * continues the event just before it in its thread's segment. */
+static bool can_shorten(const struct seg *s, const struct ioh_event *e)
+{
+    const struct ioh_event *l = &s->last;
+    return s->off && s->last_end && s->last_end == s->used &&
+           sizeof(struct ioh_seg_header) + s->used + sizeof(struct ioh_event_short) <= SEG_SIZE &&
+           !(e->flags & IOH_EV_SIGNAL) && e->fd == l->fd && e->file == l->file &&
+           e->site == l->site && e->aux == l->aux && e->t >= l->t && e->t - l->t <= UINT32_MAX &&
+           e->len <= INT32_MAX && e->ret >= INT32_MIN && e->ret <= INT32_MAX;
+}
+
 int ioh_synth_event(struct ioh_synth *w, const struct ioh_event *e)
 {
+    struct seg *s = seg_of(w, e->tid);
+    if (!w->full_only && s && can_shorten(s, e)) {
+        unsigned char *p = reserve(w, e->tid, sizeof(struct ioh_event_short));
+        if (!p)
+            return -ENOMEM;
+        struct ioh_event_short *d = (struct ioh_event_short *)p;
+        d->type = IOH_REC_EVENT_SHORT;
+        d->size8 = sizeof *d / 8;
+        d->op = e->op;
+        d->flags = e->flags;
+        d->dt = (uint32_t)(e->t - s->last.t);
+        d->dur = e->dur;
+        d->off = e->off;
+        d->len = (uint32_t)e->len;
+        d->ret = (int32_t)e->ret;
+        s->last.t = e->t;
+        s->last_end = s->used;
+        return 0;
+    }
     unsigned char *p = reserve(w, e->tid, sizeof *e);
     if (!p)
         return -ENOMEM;
@@ -186,6 +235,11 @@ int ioh_synth_event(struct ioh_synth *w, const struct ioh_event *e)
     struct ioh_event *d = (struct ioh_event *)p;
     d->type = IOH_REC_EVENT;
     d->size8 = sizeof *e / 8;
+    s = seg_of(w, e->tid);
+    if (!(e->flags & IOH_EV_SIGNAL)) {
+        s->last = *e;
+        s->last_end = s->used;
+    }
     return 0;
 }
 

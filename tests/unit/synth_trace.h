@@ -36,6 +36,9 @@ int ioh_synth_path(struct ioh_synth *w, uint32_t tid, uint32_t file, uint64_t t,
 int ioh_synth_site(struct ioh_synth *w, uint32_t tid, uint32_t site, uint32_t nframes,
                    const char *const *modules, const uint64_t *offsets,
                    const char *const *symbols);
+/* Write every event in full (default: compact when the shim would, see
+ * struct ioh_event_short). */
+void ioh_synth_full_only(struct ioh_synth *w, bool on);
 /* Any event; type and size are filled in. */
 int ioh_synth_event(struct ioh_synth *w, const struct ioh_event *e);
 /* A pread of len at off returning ret, taking dur ns. */

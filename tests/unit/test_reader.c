@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "clock.h"
+#include "multireader.h"
+#include "synth_trace.h"
 #include "fdtab.h"
 #include "options.h"
 #include "reader.h"
@@ -212,6 +214,204 @@ static void op_names(void **state)
     assert_int_equal(ioh_op_class(9999), -1);
 }
 
+/* ---- compact events ---- */
+
+/* A mixed sequence that exercises every reason to write an event in full:
+ * other thread, descriptor, file, call site, aux, a gap of more than 2^32 ns,
+ * a length or result beyond 32 bits, a signal handler's event, a path record
+ * in between, segment ends. */
+#define MIX_EVENTS 20000
+static void mix_event(uint32_t i, struct ioh_event *e)
+{
+    memset(e, 0, sizeof *e);
+    uint32_t r = i * 2654435761u;
+    e->tid = 100 + (r >> 30);                 /* 4 threads */
+    e->op = (uint16_t)((r >> 8) % 3 == 0 ? IOH_OP_READ : IOH_OP_PREAD);
+    e->fd = 3 + (int32_t)((r >> 12) % 97 == 0);
+    e->file = 1 + ((r >> 14) % 101 == 0);
+    e->site = (r >> 16) % 89 == 0 ? 7 : 5;
+    e->aux = (r >> 18) % 83 == 0;
+    e->flags = (r >> 4) % 79 == 0 ? IOH_EV_SIGNAL : 0;
+    e->t = 1000000000ull + (uint64_t)i * 1500 + ((r >> 20) % 211 == 0 ? (5ull << 32) * i : 0);
+    e->off = (int64_t)i * 4096;
+    e->len = (r >> 22) % 103 == 0 ? (3ull << 31) : 4096;
+    e->ret = (r >> 24) % 3 == 0 ? -5 : (int64_t)e->len;
+    e->dur = r % 100000;
+}
+
+/* Times must grow per thread for the merge to be checked exactly: make them
+ * strictly increasing overall. */
+static void write_mix(const char *path, bool full_only, uint32_t pid)
+{
+    const char *argv[] = {"mix"};
+    struct ioh_synth_proc p = {.pid = (int32_t)pid, .ppid = 1, .exe = "/bin/mix", .argv = argv,
+                               .argc = 1, .host = "h", .cwd = "/", .start_mono = 1000000000ull,
+                               .start_real = 1};
+    struct ioh_synth *w = ioh_synth_create(path, &p);
+    assert_non_null(w);
+    ioh_synth_full_only(w, full_only);
+    uint64_t t_max = 0;
+    for (uint32_t i = 0; i < MIX_EVENTS; i++) {
+        struct ioh_event e;
+        mix_event(i, &e);
+        e.t += pid;                   /* two traces never tie */
+        if (e.t <= t_max)
+            e.t = t_max + 1;
+        t_max = e.t;
+        if (i % 997 == 0)
+            assert_int_equal(ioh_synth_path(w, e.tid, e.file, e.t, 1, 2, 3, "/data/f"), 0);
+        assert_int_equal(ioh_synth_event(w, &e), 0);
+    }
+    assert_int_equal(ioh_synth_finish(w, t_max + 1), 0);
+}
+
+static void assert_same_event(const struct ioh_event *a, const struct ioh_event *b)
+{
+    assert_int_equal(a->type, IOH_REC_EVENT);
+    assert_int_equal(b->type, IOH_REC_EVENT);
+    assert_int_equal(a->size8, b->size8);
+    assert_int_equal(a->op, b->op);
+    assert_int_equal(a->flags, b->flags);
+    assert_int_equal(a->tid, b->tid);
+    assert_int_equal(a->fd, b->fd);
+    assert_int_equal(a->t, b->t);
+    assert_int_equal(a->off, b->off);
+    assert_int_equal(a->len, b->len);
+    assert_int_equal(a->ret, b->ret);
+    assert_int_equal(a->dur, b->dur);
+    assert_int_equal(a->file, b->file);
+    assert_int_equal(a->site, b->site);
+    assert_int_equal(a->aux, b->aux);
+}
+
+/* The same events written compactly and in full read back the same, and
+ * the compact trace is smaller. */
+static void compact_events_read_as_written(void **state)
+{
+    (void)state;
+    char full[512], compact[512], err[256];
+    snprintf(full, sizeof full, "%s/full.iohtrace", g_dir);
+    snprintf(compact, sizeof compact, "%s/compact.iohtrace", g_dir);
+    write_mix(full, true, 1);
+    write_mix(compact, false, 1);
+    struct stat sf, sc;
+    assert_int_equal(stat(full, &sf), 0);
+    assert_int_equal(stat(compact, &sc), 0);
+    assert_true(sc.st_size < sf.st_size * 3 / 4);
+    struct ioh_reader *a = ioh_reader_open(full, err, sizeof err);
+    struct ioh_reader *b = ioh_reader_open(compact, err, sizeof err);
+    assert_non_null(a);
+    assert_non_null(b);
+    struct ioh_record ra, rb;
+    int n = 0;
+    for (;;) {
+        int ga = ioh_reader_next(a, &ra), gb = ioh_reader_next(b, &rb);
+        assert_int_equal(ga, gb);
+        if (!ga)
+            break;
+        assert_int_equal(ra.type, rb.type);
+        if (ra.ev) {
+            assert_non_null(rb.ev);
+            assert_same_event(ra.ev, rb.ev);
+            n++;
+        }
+    }
+    assert_int_equal(n, MIX_EVENTS);
+    assert_null(ioh_reader_warnings(b));
+    ioh_reader_close(a);
+    ioh_reader_close(b);
+    unlink(full);
+    unlink(compact);
+}
+
+/* The multireader holds one record of each trace back while it returns
+ * another's: an expanded compact event must survive that. */
+static void compact_events_through_multireader(void **state)
+{
+    (void)state;
+    char f[2][512], c[2][512], err[256];
+    for (int i = 0; i < 2; i++) {
+        snprintf(f[i], sizeof f[i], "%s/full%d.iohtrace", g_dir, i);
+        snprintf(c[i], sizeof c[i], "%s/compact%d.iohtrace", g_dir, i);
+        write_mix(f[i], true, 10 + (uint32_t)i);
+        write_mix(c[i], false, 10 + (uint32_t)i);
+    }
+    const char *fin[] = {f[0], f[1]}, *cin[] = {c[0], c[1]};
+    struct ioh_multireader *a, *b;
+    assert_int_equal(ioh_multireader_open(fin, 2, &a, err, sizeof err), 0);
+    assert_int_equal(ioh_multireader_open(cin, 2, &b, err, sizeof err), 0);
+    struct ioh_record ra, rb;
+    uint32_t sa, sb;
+    int n = 0;
+    for (;;) {
+        int ga = ioh_multireader_next(a, &sa, &ra), gb = ioh_multireader_next(b, &sb, &rb);
+        assert_int_equal(ga, gb);
+        if (!ga)
+            break;
+        assert_int_equal(sa, sb);
+        if (ra.ev) {
+            assert_same_event(ra.ev, rb.ev);
+            n++;
+        }
+    }
+    assert_int_equal(n, 2 * MIX_EVENTS);
+    ioh_multireader_close(a);
+    ioh_multireader_close(b);
+    for (int i = 0; i < 2; i++) {
+        unlink(f[i]);
+        unlink(c[i]);
+    }
+}
+
+/* A compact event at the start of a segment, or after a path record, has
+ * nothing to continue: damaged, with a warning, never a crash. Bit flips in a
+ * compact trace likewise. */
+static void compact_events_damaged(void **state)
+{
+    (void)state;
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/dmg.iohtrace", g_dir);
+    write_mix(path, false, 1);
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    fseek(fp, 0, SEEK_END);
+    size_t size = (size_t)ftell(fp);
+    rewind(fp);
+    unsigned char *bytes = malloc(size), *copy = malloc(size);
+    assert_int_equal(fread(bytes, 1, size, fp), size);
+    fclose(fp);
+    const struct ioh_trace_header *h = (const void *)bytes;
+    /* The first record of the first segment turned into a compact event. */
+    memcpy(copy, bytes, size);
+    struct ioh_rec *first = (struct ioh_rec *)(copy + h->header_size +
+                                               sizeof(struct ioh_seg_header));
+    assert_int_equal(first->type, IOH_REC_PATH);
+    first->type = IOH_REC_EVENT_SHORT;
+    first->size8 = sizeof(struct ioh_event_short) / 8;
+    write_bad(copy, size);
+    struct ioh_reader *r = ioh_reader_open(g_bad, err, sizeof err);
+    assert_non_null(r);
+    struct ioh_record rec;
+    int n = 0;
+    while (ioh_reader_next(r, &rec))
+        n += rec.ev != NULL;
+    assert_true(n < MIX_EVENTS);
+    assert_non_null(ioh_reader_warnings(r));
+    assert_non_null(strstr(ioh_reader_warnings(r), "damaged record"));
+    ioh_reader_close(r);
+    srand(777);
+    for (int round = 0; round < 200; round++) {
+        memcpy(copy, bytes, size);
+        for (int i = 0; i < 1 + rand() % 8; i++)
+            copy[(size_t)rand() % size] ^= (unsigned char)(1u << (rand() % 8));
+        write_bad(copy, size);
+        assert_true(read_all(g_bad, err, sizeof err) <= MIX_EVENTS + 16);
+    }
+    free(bytes);
+    free(copy);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +422,9 @@ int main(void)
         cmocka_unit_test(cut_trace_warns),
         cmocka_unit_test(bit_flips_never_crash),
         cmocka_unit_test(op_names),
+        cmocka_unit_test(compact_events_read_as_written),
+        cmocka_unit_test(compact_events_through_multireader),
+        cmocka_unit_test(compact_events_damaged),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
