@@ -207,7 +207,9 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     pf->is_auto = (a->flags & IOH_ACT_AUTO) != 0;
     pf->pf_how = ioh_prefetch_hint_works(o->fs_type) ? IOH_PF_WILLNEED : IOH_PF_READ;
     pf->next_decision = DECIDE_FIRST;
-    if (pf->is_auto) {
+    /* auto decides with the classifier; an explicit `window` follows the
+     * window the classifier measures. */
+    if (pf->is_auto || (a->flags & IOH_ACT_WINDOW)) {
         pf->cls = ioh_map_anon(sizeof *pf->cls);
         if (pf->cls) {
             ioh_cls_init(pf->cls, NULL);
@@ -303,12 +305,36 @@ static uint32_t auto_actions(const struct ioh_cls_result *r, int slow, const str
     return a;
 }
 
+/* The reader's window as the classifier measures it, at least the policy's
+ * size; it only moves forward (a windowed reader drifts forward, seed 001). */
+static void follow_window(struct ioh_pol_file *pf, const struct ioh_cls_result *r)
+{
+    if (r->cls != IOH_CLS_WINDOWED || r->window == 0)
+        return;
+    uint64_t len = r->window + r->window / 4;
+    if (len < pf->act.window_size)
+        len = pf->act.window_size;
+    if ((int64_t)r->window_start >= pf->win_start || pf->win_len == 0) {
+        pf->win_start = (int64_t)r->window_start;
+        pf->win_len = len;
+    }
+}
+
 static void decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
 {
     struct ioh_cls_result r = ioh_cls_result(pf->cls);
     if (r.cls == IOH_CLS_UNKNOWN || r.confidence < MIN_CONFIDENCE)
         return;
-    int slow = pf->slow_ewma > SLOW_READ_NS;
+    if (!pf->is_auto) {
+        follow_window(pf, &r);     /* an explicit `window`: only the measurement */
+        return;
+    }
+    /* Reads stop being slow once our prefetch serves them: what prefetch
+     * made fast must not switch prefetch off (the window went on and off
+     * every few decisions on the seed's 95,651-read list). Prefetch that
+     * does not pay is stopped by prefetch_account's back-off instead. */
+    int slow = pf->slow_ewma > SLOW_READ_NS ||
+               (!pf->pf_off && (pf->act.flags & (IOH_ACT_PREFETCH | IOH_ACT_WINDOW)));
     uint32_t want;
     const struct ioh_actions *rule = NULL;
     int rc = rule_class(&r);
@@ -333,17 +359,7 @@ static void decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
     pf->decided = (int)r.cls;
     if (r.cls == IOH_CLS_STRIDED)
         pf->stride = r.stride;
-    if (r.cls == IOH_CLS_WINDOWED && r.window > 0) {
-        /* The measured window, at least the policy's size; it only moves
-         * forward (a windowed reader drifts forward, seed 001). */
-        uint64_t len = r.window + r.window / 4;
-        if (len < pf->act.window_size)
-            len = pf->act.window_size;
-        if ((int64_t)r.window_start >= pf->win_start || pf->win_len == 0) {
-            pf->win_start = (int64_t)r.window_start;
-            pf->win_len = len;
-        }
-    }
+    follow_window(pf, &r);
     /* Hints: apply ours when it differs from what is in force; a program's
      * contrary hint is overridden only when it contradicts what it does. */
     int hint = hint_of(want);
@@ -397,16 +413,23 @@ static void window(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
     if (pf->win_len == 0)
         return;
     int64_t w = (int64_t)pf->win_len;
-    int64_t lo = pf->win_start - w / 8, hi = pf->win_start + w + w / 4;
+    /* A file that fits easily in memory is streamed far ahead of the window
+     * and kept: the window will cover it all anyway, so the link should
+     * never idle while the reader waits on a miss, and the reads that land
+     * anywhere (5% of seed 001's) find what was fetched before. A larger
+     * file keeps the window only, and releases what falls behind it. */
+    int keep = g.mem_total && pf->size > 0 && (uint64_t)pf->size <= g.mem_total / 4;
+    int64_t ahead = keep ? 8 * w : w / 4, step = keep ? w : w / 8;
+    int64_t lo = pf->win_start - w / 8, hi = pf->win_start + w + ahead;
     if (lo < 0)
         lo = 0;
     if (pf->size > 0 && hi > pf->size)
         hi = pf->size;
-    if (hi > pf->pf_hi + w / 8 || pf->pf_hi == 0) {
+    if (hi > pf->pf_hi + step || pf->pf_hi == 0 || (hi == pf->size && hi > pf->pf_hi)) {
         int64_t from = pf->pf_hi > lo ? pf->pf_hi : lo;
+        enum ioh_prefetch_how how = pf->pf_how == IOH_PF_READ ? IOH_PF_READ_STREAM : pf->pf_how;
         if (hi > from &&
-            ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(hi - from),
-                                 pf->pf_how) == 0) {
+            ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(hi - from), how) == 0) {
             pf->pf_bytes += (uint64_t)(hi - from);
             ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(hi - from), 0);
             pf->pf_hi = hi;
@@ -414,6 +437,8 @@ static void window(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
     }
     if (pf->pf_lo == 0 && pf->pf_hi > 0 && lo > 0)
         pf->pf_lo = lo & ~(int64_t)(DROP_CHUNK - 1);   /* nothing below was ours */
+    if (keep)
+        return;
     int64_t drop_to = lo & ~(int64_t)(DROP_CHUNK - 1);
     if (drop_to > pf->pf_lo + (int64_t)DROP_CHUNK && drop_to < pf->pf_hi) {
         int64_t from = pf->pf_lo & ~(int64_t)(DROP_CHUNK - 1);

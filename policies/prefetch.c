@@ -179,13 +179,14 @@ static void read_range(int fd, int64_t off, uint64_t len, unsigned depth)
 
 static void carry_out(const struct request *r)
 {
-    if (r->how == IOH_PF_READ || r->how == IOH_PF_READ_SEQ) {
+    if (r->how == IOH_PF_READ || r->how == IOH_PF_READ_SEQ || r->how == IOH_PF_READ_STREAM) {
         int fd = own_fd(r);
         if (fd < 0) {
             atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
             return;
         }
-        read_range(fd, r->off, r->len, r->how == IOH_PF_READ_SEQ ? 2 : DEPTH);
+        read_range(fd, r->off, r->len,
+                   r->how == IOH_PF_READ_SEQ ? 2 : r->how == IOH_PF_READ_STREAM ? 8 : DEPTH);
         atomic_fetch_add_explicit(&g.requests, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&g.bytes, r->len, memory_order_relaxed);
         return;
@@ -261,7 +262,7 @@ int ioh_prefetch_enqueue(int fd, uint64_t dev, uint64_t ino, int64_t off, uint64
                           .len = len};
     if (!start()) {
         /* No thread: hints are cheap enough inline; reads are not. */
-        if (how != IOH_PF_READ && how != IOH_PF_READ_SEQ)
+        if (how != IOH_PF_READ && how != IOH_PF_READ_SEQ && how != IOH_PF_READ_STREAM)
             carry_out(&req);
         return 0;
     }

@@ -33,6 +33,10 @@ enum ioh_prefetch_how {
     IOH_PF_READ_SEQ,   /* the same, two reads in flight, in order: a look-ahead
                           along a sequential stream, which a disk serves best in
                           order (32 reads racing each other look random to it) */
+    IOH_PF_READ_STREAM,/* the same, eight reads in flight: a long stream ahead of a
+                          reader that also misses elsewhere; enough to keep a
+                          link busy, few enough that the reader's own misses
+                          do not queue behind dozens of ours */
 };
 
 /* Queue [off, off+len) of the file (dev, ino) open on fd. Returns 0 if
