@@ -151,10 +151,8 @@ static __attribute__((noinline)) void record_full(uint16_t op, int fd, struct io
             struct ioh_last_event *last = &ioh_tls.last;
             last->end = ioh_trace_cursor_after(ev, sizeof *ev);
             last->t = t;
-            last->fd = fd;
-            last->file = file;
-            last->site = site;
-            last->aux = aux;
+            last->who = (uint64_t)(uint32_t)fd | (uint64_t)file << 32;
+            last->where = (uint64_t)site | (uint64_t)aux << 32;
         }
     }
     if (ioh__lttng_emit)
@@ -163,32 +161,40 @@ static __attribute__((noinline)) void record_full(uint16_t op, int fd, struct io
 
 /* Record one event: compactly when it continues this thread's last event
  * (same descriptor, file, call site and aux) and nothing was recorded in
- * between, in full otherwise (trace_format.h, struct ioh_event_short). */
-static inline void record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t len,
-                          int64_t ret, uint32_t aux, const struct call *c, void *caller)
+ * between, in full otherwise (trace_format.h, struct ioh_event_short). This
+ * is the hot path of tracing: every instruction here costs every read. */
+static inline __attribute__((always_inline)) void
+record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64_t ret,
+       uint32_t aux, const struct call *c, void *caller)
 {
     int native = ioh_trace_enabled();
     if (!native && __builtin_expect(ioh__lttng_emit == NULL, 1))
         return;
     uint64_t t1 = ioh_ticks();
-    uint64_t t = ioh_trace_ns(c->t0);
+    struct ioh_thread *th = &ioh_tls;
+    uint64_t t = ioh_clock_to_ns(&th->clock, c->t0);
     if (native && o && __builtin_expect(atomic_load_explicit(&o->announced, memory_order_relaxed) !=
                                             ioh_trace_gen(), 0))
         ioh_trace_announce(o, t);
     uint32_t site = ioh_callsite_id(caller, t);
     uint32_t dur = ioh_dur_encode(ioh_clock_dur(c->t0, t1));
-    struct ioh_last_event *last = &ioh_tls.last;
-    if (__builtin_expect(native && !(c->flags & IOH_EV_SIGNAL) && fd == last->fd &&
-                         (o ? o->file_id : 0) == last->file && site == last->site &&
-                         aux == last->aux && t - last->t <= UINT32_MAX && len <= INT32_MAX &&
-                         ret >= INT32_MIN && ret <= INT32_MAX && !ioh__lttng_emit, 1)) {
+    struct ioh_last_event *last = &th->last;
+    uint64_t who = (uint64_t)(uint32_t)fd | (uint64_t)(o ? o->file_id : 0) << 32;
+    uint64_t where = (uint64_t)site | (uint64_t)aux << 32;
+    uint64_t dt = t - last->t;
+    /* Fits: dt below 2^32, len below 2^31, ret within int32; not nested in
+     * a signal handler (c->flags), not going to LTTng-UST. */
+    if (__builtin_expect(who == last->who && where == last->where &&
+                         ((dt >> 32) | (len >> 31) | ((uint64_t)(ret + INT32_MAX + 1) >> 32) |
+                          (c->flags & IOH_EV_SIGNAL)) == 0 &&
+                         native && !ioh__lttng_emit, 1)) {
         struct ioh_event_short *s = ioh_trace_reserve_next(last->end, sizeof *s);
         if (__builtin_expect(s != NULL, 1)) {
             s->type = IOH_REC_EVENT_SHORT;
             s->size8 = sizeof *s / 8;
             s->op = op;
             s->flags = c->flags;
-            s->dt = (uint32_t)(t - last->t);
+            s->dt = (uint32_t)dt;
             s->dur = dur;
             s->off = off;
             s->len = (uint32_t)len;
@@ -278,7 +284,7 @@ static ssize_t real_read(int fd, void *buf, size_t n)
     return raw_result(ioh_raw_read(fd, buf, n));
 }
 
-static ssize_t real_pread(int fd, void *buf, size_t n, off64_t off)
+static inline ssize_t real_pread(int fd, void *buf, size_t n, off64_t off)
 {
     if (__builtin_expect(ioh_real.pread64 != NULL, 1))
         return ioh_real.pread64(fd, buf, n, off);

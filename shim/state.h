@@ -40,8 +40,8 @@ struct ioh_thread {
                                       (trace.h, ioh_trace_reserve_next) */
         uint64_t end;              /* `cursor` just after it; 0 = none */
         uint64_t t;
-        int32_t fd;
-        uint32_t file, site, aux;
+        uint64_t who;              /* (uint32_t)fd | file id << 32 */
+        uint64_t where;            /* call-site id | aux << 32 */
     } last;
 };
 
