@@ -1,0 +1,79 @@
+#!/bin/bash
+# What auto (and an explicit window) does on slow storage, on the examples'
+# patterns (docs/policies.md, the decision table), and that the output stays
+# identical:
+#   - a windowed reader (seed 001's list) on a file that fits in memory: auto
+#     chooses window, prefetches, keeps what it fetched (no drop-behind), and
+#     serves most reads from prefetched ranges;
+#   - an explicit -p window does the same (it used to do nothing without auto);
+#   - threads reading one file together (index_reader -t 4, seed 003): no
+#     prefetch at all (their interleaved reads look windowed or sequential;
+#     prefetching their span fetched the whole file for a part of it).
+# Slow storage is slowfs with 1 ms per request; skipped (77) without it.
+source "$(dirname "$0")/../lib.sh"
+
+EX=${EXAMPLES:?EXAMPLES must name the build directory of the examples}
+[[ -x ${SLOWFS:-} && -c /dev/fuse ]] && command -v fusermount3 >/dev/null ||
+    skip "no slowfs, /dev/fuse or fusermount3"
+
+mkdir -p "$T/src" "$T/mnt"
+head -c $((16 << 20)) /dev/urandom >"$T/src/bytes.bin"
+"$EX/gendata" chunks --pattern windowed --file "$T/src/bytes.bin" --count 3000 --seed 1 \
+    "$T/src/windowed.txt" >/dev/null
+"$EX/gendata" blocks --size 16M --seed 1 "$T/src/blocks.dat" "$T/src/blocks.idx" >/dev/null
+
+mnt=$T/mnt
+slowfs_pid=""
+umount_slowfs() {
+    if [[ -n $slowfs_pid ]]; then
+        fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$slowfs_pid" 2>/dev/null || break; sleep 0.1; done
+        kill "$slowfs_pid" 2>/dev/null || true
+        slowfs_pid=""
+    fi
+}
+trap 'rc=$?; umount_slowfs; (exit $rc); cleanup' EXIT
+setsid "$SLOWFS" --delay-us 1000 "$T/src" "$mnt" </dev/null >"$T/slowfs.log" 2>&1 &
+slowfs_pid=$!
+for _ in $(seq 100); do mountpoint -q "$mnt" && break; sleep 0.1; done
+mountpoint -q "$mnt" || { show "$T/slowfs.log"; skip "slowfs did not mount"; }
+
+evict() {
+    /usr/bin/python3 -c 'import os, sys
+for p in sys.argv[1:]:
+    fd = os.open(p, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$@"
+}
+
+# run NAME POLICY -- CMD...: the command cold without the shim, then cold
+# under POLICY, traced; same stdout; what the policy did (iohint analyze's
+# "applied" lines) in $T/NAME.applied.
+run() {
+    local name=$1 policy=$2
+    shift 3
+    evict "$mnt/bytes.bin" "$mnt/blocks.dat"
+    "$@" >"$T/$name.want" 2>/dev/null
+    evict "$mnt/bytes.bin" "$mnt/blocks.dat"
+    "$IOHINT" run -q -o "$T/$name.trace" -p "$policy" -- "$@" >"$T/$name.out" 2>/dev/null
+    cmp -s "$T/$name.want" "$T/$name.out" || { show "$T/$name.out"; fail "$name: output differs"; }
+    "$IOHINT" analyze "$T/$name.trace" >"$T/$name.analyze" 2>&1
+    grep -E '^  applied ' "$T/$name.analyze" >"$T/$name.applied" || true
+    CASES=$((CASES + 1))
+}
+
+for policy in auto window; do
+    name=windowed-$policy
+    run "$name" "$policy" -- "$EX/chunk_reader" --io pread "$mnt/bytes.bin" "$mnt/windowed.txt"
+    grep -q 'prefetched' "$T/$name.applied" || { show "$T/$name.analyze"; fail "$name: nothing prefetched"; }
+    ! grep -q 'released' "$T/$name.applied" ||
+        { show "$T/$name.analyze"; fail "$name: a 16 MiB file was dropped behind"; }
+    CASES=$((CASES + 1))
+done
+grep -q 'auto chose window for windowed' "$T/windowed-auto.applied" ||
+    { show "$T/windowed-auto.analyze"; fail "windowed-auto: auto did not choose window"; }
+
+run threads auto -- "$EX/index_reader" --threads 4 -k 300 "$mnt/blocks.dat" "$T/src/blocks.idx"
+! grep -q 'prefetched' "$T/threads.applied" ||
+    { show "$T/threads.analyze"; fail "threads: auto prefetched for 4 threads sharing a file"; }
+CASES=$((CASES + 1))
+
+done_ok
