@@ -4,7 +4,7 @@
 #
 #   analyze_throughput.sh [IOHINT [GEN_TRACE]]
 #
-# For each workload, gen_trace writes a trace in the native format (64 bytes
+# For each workload, gen_trace writes a trace in the native format (32 bytes
 # per event), the trace is read once so that it sits in the page cache, and
 # `iohint analyze --stats` runs on it (report to /dev/null). Printed per
 # workload: events, trace size, CPU seconds, events per second per core
@@ -14,7 +14,7 @@
 # Environment: IOH_BENCH_EVENTS (default 100000000) for the headline `mix`
 # workload; IOH_BENCH_SMALL (default 20000000) for `sequential` and `random`,
 # the best and the worst case; IOH_BENCH_DIR (default /var/tmp) for the
-# traces (6.4 GB per 100 M events; each is deleted after its run).
+# traces (3.3 GB per 100 M events; each is deleted after its run).
 set -eu
 iohint=${1:-build/analyzer/iohint}
 gen=${2:-build/tests/bench/gen_trace}
