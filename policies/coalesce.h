@@ -108,6 +108,62 @@ static inline ssize_t ioh_coalesce_read_fast(struct ioh_coalesce *cb, struct ioh
     return (ssize_t)n;
 }
 
+/* The same for a process with one thread. glibc clears
+ * __libc_single_threaded for good when a second thread starts; until then
+ * only a signal handler on this same thread can run beside the read, and it
+ * runs between two instructions. So no count of reads in flight (a sync
+ * point in a handler, fork in a handler, would only give up waiting for us:
+ * ioh_ofd_sync's bounded wait) and an unlocked cmpxchg to claim the range,
+ * atomic with respect to the handler: the three locked instructions of the
+ * threaded path were most of the cost of a served 4-byte read (seed 002:
+ * 14 M of them). Then the description is marked lagging again, in case a
+ * handler synced it between the claim and here. x86-64 only (as the shim);
+ * -1 when the full path must run. */
+#if defined(__x86_64__)
+#include <sys/single_threaded.h>
+static inline int ioh_coalesce_single_thread(void)
+{
+    return __libc_single_threaded;
+}
+
+static inline int ioh_cas_local(_Atomic int64_t *p, int64_t expected, int64_t desired)
+{
+    char ok;
+    __asm__ volatile("cmpxchgq %3, %1\n\tsete %0"
+                     : "=q"(ok), "+m"(*(volatile int64_t *)p), "+a"(expected)
+                     : "r"(desired)
+                     : "memory", "cc");
+    return ok;
+}
+
+static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, struct ioh_ofd *o,
+                                                void *buf, size_t n)
+{
+    if (!ioh_ofd_lazy(o) || !ioh_coalesce_buf_ok(buf, n))
+        return -1;
+    int64_t pos = atomic_load_explicit(&o->offset, memory_order_relaxed);
+    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed) ||
+        ioh_coalesce_copy(cb, pos, buf, n) != n ||
+        !ioh_cas_local(&o->offset, pos, pos + (int64_t)n))
+        return -1;
+    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
+        atomic_store_explicit(&o->lagging, 1, memory_order_relaxed);
+    return (ssize_t)n;
+}
+#else
+static inline int ioh_coalesce_single_thread(void)
+{
+    return 0;
+}
+
+static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, struct ioh_ofd *o,
+                                                void *buf, size_t n)
+{
+    (void)cb, (void)o, (void)buf, (void)n;
+    return -1;
+}
+#endif
+
 /* A block of `block` bytes, counted against IOHINT_COALESCE_MEM; NULL when
  * memory is exhausted. Memory is pooled and never unmapped (a racing reader
  * in another thread never faults). */

@@ -524,9 +524,14 @@ IOH_EXPORT ssize_t read(int fd, void *buf, size_t n)
         atomic_load_explicit(&ioh_mode, memory_order_relaxed) == IOH_MODE_ACTIVE &&
         (o = ioh_fd_lookup(fd)) != NULL && blocks_ok() &&
         (cb = atomic_load_explicit(&o->cb, memory_order_acquire)) != NULL &&
-        (++ioh_tls.served & 15) != 0 && ioh_ofd_lazy_begin(o)) {
-        ssize_t r = ioh_coalesce_read_fast(cb, o, buf, n);
-        ioh_ofd_lazy_end(o);
+        (++ioh_tls.served & 15) != 0) {
+        ssize_t r = -1;
+        if (ioh_coalesce_single_thread()) {
+            r = ioh_coalesce_read_fast_st(cb, o, buf, n);
+        } else if (ioh_ofd_lazy_begin(o)) {
+            r = ioh_coalesce_read_fast(cb, o, buf, n);
+            ioh_ofd_lazy_end(o);
+        }
         if (r >= 0) {
             pthread_testcancel();
             return r;
