@@ -955,10 +955,69 @@ static __attribute__((noinline)) void stream_classify(struct ioh_analysis *an,
     }
 }
 
+static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
+                          struct ioh_an_stream *s, struct ioh_an_file *f,
+                          struct ioh__proc_state *ps, const struct ioh_event *e);
+
+/* Does read e (ret > 0, off >= 0) of stream s repeat the last one of its
+ * file (see ioh__file_state)? */
+static inline __attribute__((always_inline)) bool is_repeat(const struct ioh_analysis *an,
+                                                            const struct ioh__file_state *fs,
+                                                            const struct ioh_an_stream *s,
+                                                            const struct ioh_event *e)
+{
+    return fs->rep_ok && fs->run_end == (uint64_t)e->off && fs->run_stream == s->index &&
+           e->len == fs->rep_len && (uint64_t)e->ret == e->len && e->site == fs->rep_site &&
+           fs->rep_epoch == an->state->site_epoch;
+}
+
+/* A repeat: the classifier, the throughput and the run now, the rest waits
+ * for rep_flush(). */
+static inline __attribute__((always_inline)) void repeat_read(struct ioh_analysis *an,
+                                                              struct ioh_an_stream *s,
+                                                              struct ioh_an_file *f,
+                                                              struct ioh__file_state *fs,
+                                                              const struct ioh_event *e)
+{
+    const uint64_t ret = (uint64_t)e->ret, t = e->t;
+    const uint64_t dur = ioh_dur_decode(e->dur), t_end = t + dur;
+    const uint64_t freads = ++f->m.reads;
+    fs->pend_n++;
+    fs->pend_busy += dur;
+    fs->pend_t = t;
+    if (t_end > fs->pend_end_t)
+        fs->pend_end_t = t_end;
+    throughput_add(f, t, ret);
+    struct ioh_cls_event ce = {t, e->off, e->len, e->ret};
+    ioh_cls_phases_feed(&fs->ph, &ce);
+    s->state->solo_last = fs->fed++;
+    if (__builtin_expect(freads == fs->next_window, 0)) {
+        window_sample(fs);
+        fs->next_window += WINDOW_EVERY;
+    }
+    if (__builtin_expect(freads - 1 == fs->next_point, 0))
+        point_add(an, f, e);
+    fs->run_end += ret;
+    fs->run_n++;
+}
+
 /* One read: ret > 0, off >= 0. The analyzer's hot path: counters, fixed
  * histograms and top-k tables, the classifier, and the open run. */
 static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct ioh_an_stream *s,
                       struct ioh_an_file *f, struct ioh__proc_state *ps, const struct ioh_event *e)
+{
+    struct ioh__file_state *fs = f->state;
+    if (is_repeat(an, fs, s, e)) {
+        repeat_read(an, s, f, fs, e);
+        return;
+    }
+    data_read_new(an, p, s, f, ps, e);
+}
+
+/* data_read() of a read that does not repeat the last. */
+static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
+                          struct ioh_an_stream *s, struct ioh_an_file *f,
+                          struct ioh__proc_state *ps, const struct ioh_event *e)
 {
     struct ioh__file_state *fs = f->state;
     struct ioh__stream_state *ss = s->state;
@@ -966,29 +1025,6 @@ static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct 
     const uint64_t len = e->len, t = e->t;
     const uint64_t dur = ioh_dur_decode(e->dur), t_end = t + dur;
 
-    if (fs->rep_ok && fs->run_end == off && fs->run_stream == s->index && len == fs->rep_len &&
-        ret == len && e->site == fs->rep_site && fs->rep_epoch == an->state->site_epoch) {
-        /* A repeat: the rest waits for rep_flush(). */
-        const uint64_t freads = ++f->m.reads;
-        fs->pend_n++;
-        fs->pend_busy += dur;
-        fs->pend_t = t;
-        if (t_end > fs->pend_end_t)
-            fs->pend_end_t = t_end;
-        throughput_add(f, t, ret);
-        struct ioh_cls_event ce = {t, e->off, len, e->ret};
-        ioh_cls_phases_feed(&fs->ph, &ce);
-        ss->solo_last = fs->fed++;
-        if (__builtin_expect(freads == fs->next_window, 0)) {
-            window_sample(fs);
-            fs->next_window += WINDOW_EVERY;
-        }
-        if (__builtin_expect(freads - 1 == fs->next_point, 0))
-            point_add(an, f, e);
-        fs->run_end = end;
-        fs->run_n++;
-        return;
-    }
     if (fs->pend_n)
         rep_flush(an, f, fs);
     fs->rep_ok = false;
@@ -1340,10 +1376,14 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
     }
 }
 
+static __attribute__((noinline)) void feed_slow(struct ioh_analysis *an, uint32_t proc,
+                                                const struct ioh_record *rec);
+
 void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_record *rec)
 {
     /* The common case: a read, with an offset and bytes, of the same
-     * descriptor as the last read (what on_event() does for it). */
+     * descriptor as the last read (what on_event() does for it); and most
+     * often a repeat of the last read of its file. */
     const struct ioh_event *e = rec->ev;
     struct ioh__analysis_state *st = an->state;
     if (__builtin_expect(e && st->hot && proc == st->hot_proc && e->file == st->hot_file &&
@@ -1357,9 +1397,19 @@ void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_
         if (e->t > ps->last_t)
             ps->last_t = e->t;
         an->data_events++;
-        data_read(an, p, st->hot_s, st->hot_f, ps, e);
+        struct ioh_an_file *f = st->hot_f;
+        struct ioh_an_stream *s = st->hot_s;
+        if (is_repeat(an, f->state, s, e))
+            repeat_read(an, s, f, f->state, e);
+        else
+            data_read_new(an, p, s, f, ps, e);
         return;
     }
+    feed_slow(an, proc, rec);
+}
+
+static void feed_slow(struct ioh_analysis *an, uint32_t proc, const struct ioh_record *rec)
+{
     if (proc >= an->nprocesses || an->finished)
         return;
     struct ioh__proc_state *ps = &an->state->procs[proc];
