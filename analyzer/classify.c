@@ -817,8 +817,8 @@ static inline int64_t step_of(const struct ioh_cls_state *s, uint32_t k)
 /* Does the k-th ring read, and the step into it, fit class c? A read that
  * re-reads fits only re-read: a second sequential pass over a small file is
  * a new phase. */
-static inline bool supports(const struct ioh_cls_state *s, enum ioh_cls_class c, int64_t stride,
-                     uint32_t k)
+static inline __attribute__((always_inline)) bool
+supports(const struct ioh_cls_state *s, enum ioh_cls_class c, int64_t stride, uint32_t k)
 {
     unsigned info = s->r_info[ring_at(s, k)], kind = info & I_KIND;
     if (c == IOH_CLS_REREAD)
