@@ -622,13 +622,18 @@ static void on_phase(const struct ioh_cls_phase *ph, void *arg)
 
 static __attribute__((noinline)) void topk_add_slow(struct topk *t, int64_t v)
 {
-    uint32_t n = t->n;
-    for (uint32_t i = 0; i < n; i++) {
-        if (t->val[i] == v) {
-            t->cnt[i]++;
-            t->last = i;
-            return;
-        }
+    const uint32_t n = t->n;
+    /* Where v is, if it is (values are distinct): all compared at once. */
+    unsigned hit = 0;
+#pragma GCC unroll 8
+    for (uint32_t i = 0; i < IOH_AN_TOPK; i++)
+        hit |= (unsigned)(t->val[i] == v) << i;
+    hit &= (1u << n) - 1u;
+    if (hit) {
+        const uint32_t i = (uint32_t)__builtin_ctz(hit);
+        t->cnt[i]++;
+        t->last = i;
+        return;
     }
     if (n < IOH_AN_TOPK) {
         t->val[n] = v;
@@ -642,6 +647,7 @@ static __attribute__((noinline)) void topk_add_slow(struct topk *t, int64_t v)
      * entry is least is unpredictable). */
     uint32_t min = 0;
     uint64_t least = t->cnt[0];
+#pragma GCC unroll 8
     for (uint32_t i = 1; i < IOH_AN_TOPK; i++) {
         bool less = t->cnt[i] < least;
         least = less ? t->cnt[i] : least;
