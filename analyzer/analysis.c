@@ -23,6 +23,8 @@
 /* A stream classifier votes every this many of its reads. */
 #define VOTE_EVERY 64u
 #define POINTS_INITIAL 256u
+/* Repeats fed to the file's classifier together, at most. */
+#define CLS_BATCH 32u
 
 /* ---- private state ------------------------------------------------------ */
 
@@ -84,6 +86,13 @@ struct ioh__file_state {
     uint64_t rep_len;               /* its size */
     uint64_t pend_n;                /* repeats not added yet */
     uint64_t pend_busy, pend_t, pend_end_t;
+
+    /* Repeats not fed to the classifier yet: ncls reads of cls_len bytes
+     * from cls_off, started at cls_t[]; fed (in one call) before anything
+     * else reaches the classifier (cls_flush()). */
+    uint32_t ncls;
+    uint64_t cls_off, cls_len;
+    uint64_t cls_t[CLS_BATCH];
 };
 
 struct ioh__stream_state {
@@ -506,6 +515,15 @@ nomem:
     return -ENOMEM;
 }
 
+/* Feed the classifier the repeats it has not seen yet. */
+static inline void cls_flush(struct ioh__file_state *fs)
+{
+    if (fs->ncls) {
+        ioh_cls_phases_feed_next(&fs->ph, fs->cls_off, fs->cls_len, fs->cls_t, fs->ncls);
+        fs->ncls = 0;
+    }
+}
+
 static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_state *ps,
                     const struct ioh_rec_path *p)
 {
@@ -534,6 +552,7 @@ static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_sta
             if (p->size > f->size) {
                 f->size = p->size;
                 if (f->state) {
+                    cls_flush(f->state);
                     ioh_cls_set_file_size(&f->state->ph.cls, (uint64_t)p->size);
                     ioh__models_set_size(&f->state->models, (uint64_t)p->size);
                 }
@@ -571,6 +590,7 @@ static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_sta
     if (p->size > f->size)
         f->size = p->size;
     if (f->state && p->size > 0) {
+        cls_flush(f->state);
         ioh_cls_set_file_size(&f->state->ph.cls, (uint64_t)p->size);
         ioh__models_set_size(&f->state->models, (uint64_t)p->size);
     }
@@ -772,6 +792,7 @@ static void window_sample(struct ioh__file_state *fs)
         fs->ws_skip--;
         return;
     }
+    cls_flush(fs);
     struct ioh_cls_result r = ioh_cls_result(&fs->ph.cls);
     if (r.window_reads < 2)
         return;
@@ -994,8 +1015,14 @@ static inline __attribute__((always_inline)) void repeat_read(struct ioh_analysi
     if (t_end > fs->pend_end_t)
         fs->pend_end_t = t_end;
     throughput_add(f, t, ret);
-    struct ioh_cls_event ce = {t, e->off, e->len, e->ret};
-    ioh_cls_phases_feed(&fs->ph, &ce);
+    /* The classifier gets it with the next repeats. */
+    if (!fs->ncls) {
+        fs->cls_off = (uint64_t)e->off;
+        fs->cls_len = ret;
+    }
+    fs->cls_t[fs->ncls++] = t;
+    if (fs->ncls == CLS_BATCH)
+        cls_flush(fs);
     s->state->solo_last = fs->fed++;
     if (__builtin_expect(freads == fs->next_window, 0)) {
         window_sample(fs);
@@ -1031,6 +1058,7 @@ static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
     const uint64_t len = e->len, t = e->t;
     const uint64_t dur = ioh_dur_decode(e->dur), t_end = t + dur;
 
+    cls_flush(fs);
     if (fs->pend_n)
         rep_flush(an, f, fs);
     fs->rep_ok = false;
@@ -1224,6 +1252,7 @@ static void other_read(struct ioh_an_stream *s, struct ioh_an_file *f, const str
     }
     if (f->state) {
         struct ioh_cls_event ce = {e->t, e->off, e->len, e->ret};
+        cls_flush(f->state);
         ioh_cls_phases_feed(&f->state->ph, &ce);
         f->state->fed++;
         if (s->state->cls)
@@ -1469,6 +1498,7 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
 {
     struct ioh__file_state *fs = f->state;
     run_flush(an, fs);
+    cls_flush(fs);
     ioh_cls_phases_finish(&fs->ph);
     if (f->m.reads >= an->params.cls.min_reads && (fs->nws == 0 || f->m.reads % WINDOW_EVERY)) {
         fs->ws_skip = 0;

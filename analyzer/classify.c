@@ -1166,6 +1166,37 @@ static void evaluate(struct ioh_cls_phases *ps, bool final)
     split_at(ps, k, &r);
 }
 
+/* The phase detector's part of a data read that just entered the ring (not
+ * the stream's first): whether it fits the open phase (`fits`, looked at
+ * only once a phase is open), and an evaluation when one is due. */
+static inline __attribute__((always_inline)) void phases_after(struct ioh_cls_phases *ps,
+                                                               bool fits)
+{
+    const struct ioh_cls_state *s = &ps->cls;
+    uint64_t since = s->reads - ps->last_eval_reads;
+    uint32_t block = s->p.phase_block;
+    if (!ps->started) {
+        if (since >= block)
+            evaluate(ps, false);
+        return;
+    }
+    /* The misfits among the last 16 reads, counted as the register shifts
+     * (recounted when an evaluation has set it anew). */
+    const uint64_t old = ps->misfit;
+    if (old != ps->misfit_seen)
+        ps->misfit16 = popcount16(old);
+    const unsigned bit = !fits;
+    ps->misfit16 += bit - (unsigned)((old >> 15) & 1u);
+    ps->misfit = ps->misfit_seen = (old << 1) | bit;
+    /* While reads fit the open phase, a look every 4 blocks refreshes its
+     * detail and catches what fitting cannot show (a window outgrowing the
+     * windowed limit); misfits or a pending change bring the block back. */
+    if (since >= 4u * block ||
+        (since >= block && (ps->cand != IOH_CLS_UNKNOWN ||
+                            ps->misfit16 >= MISFIT_ALERT)))
+        evaluate(ps, false);
+}
+
 void ioh_cls_phases_feed(struct ioh_cls_phases *ps, const struct ioh_cls_event *e)
 {
     struct ioh_cls_state *s = &ps->cls;
@@ -1184,29 +1215,89 @@ void ioh_cls_phases_feed(struct ioh_cls_phases *ps, const struct ioh_cls_event *
         ps->cur.first_event = idx;
         ps->cur.t_start = e->t;
     }
+    phases_after(ps, supports(s, ps->cur.cls, ps->cur.detail.stride, s->n - 1));
+}
 
-    uint64_t since = s->reads - ps->last_eval_reads;
-    uint32_t block = s->p.phase_block;
-    if (!ps->started) {
-        if (since >= block)
-            evaluate(ps, false);
+void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t len,
+                              const uint64_t *t, uint32_t count)
+{
+    struct ioh_cls_state *s = &ps->cls;
+    if (count == 0)
+        return;
+    if (s->reads == 0 || off != s->prev_end || len == 0 || len > (uint64_t)INT64_MAX - off) {
+        /* Not what the fast path below assumes: the general feed. */
+        for (uint32_t i = 0; i < count; i++, off += len) {
+            struct ioh_cls_event e = {t[i], (int64_t)off, len, (int64_t)len};
+            ioh_cls_phases_feed(ps, &e);
+        }
         return;
     }
-    /* The misfits among the last 16 reads, counted as the register shifts
-     * (recounted when an evaluation has set it anew). */
-    const uint64_t old = ps->misfit;
-    if (old != ps->misfit_seen)
-        ps->misfit16 = popcount16(old);
-    const unsigned bit = !supports(s, ps->cur.cls, ps->cur.detail.stride, s->n - 1);
-    ps->misfit16 += bit - (unsigned)((old >> 15) & 1u);
-    ps->misfit = ps->misfit_seen = (old << 1) | bit;
-    /* While reads fit the open phase, a look every 4 blocks refreshes its
-     * detail and catches what fitting cannot show (a window outgrowing the
-     * windowed limit); misfits or a pending change bring the block back. */
-    if (since >= 4u * block ||
-        (since >= block && (ps->cand != IOH_CLS_UNKNOWN ||
-                            ps->misfit16 >= MISFIT_ALERT)))
-        evaluate(ps, false);
+    /* What feed() finds for each: it starts where the previous read ended,
+     * so it continues the previous read's stream (o > po, o < pe + gap,
+     * end > pe), a consecutive step of the same head; the rest as feed()
+     * and ioh_cls_phases_feed() do it. */
+    const unsigned h = s->prev_head;
+    const unsigned info0 = K_SEQ | I_CONSEC | h << I_HEAD_SHIFT;
+    const uint32_t r32 = cap32(len);
+    const uint64_t ck0 = pack_kinds(info0), ck_rr = pack_kinds(info0 | I_RR);
+    const uint64_t cs0 = pack_seqv(info0);
+    _Static_assert(PACK_SEQV(K_SEQ | I_CONSEC | I_RR) == PACK_SEQV(K_SEQ | I_CONSEC),
+                   "the re-read flag is not in the sequential counts");
+    const uint32_t small0 = r32 < s->p.small_request;
+    for (uint32_t i = 0; i < count; i++, off += len) {
+        const uint64_t o = off, end = o + len;
+        const uint64_t idx = ps->events++;
+        uint32_t pos = s->pos;
+        if (s->n == IOH_CLS_RING) {
+            ps->gone_ev = ps->ev[pos];
+            ps->gone_t = s->r_t[pos];
+        }
+        s->head_steps[h]++;
+        s->head_off[h] = o;
+        s->head_end[h] = end;
+        s->head_used[h] = s->reads + 1;
+        const bool rr = hot_probe(s, o, end, r32);
+        unsigned info = info0;
+        uint64_t ck = ck0, cs = cs0;
+        uint32_t csmall = small0;
+        if (rr) {
+            info |= I_RR;
+            ck = ck_rr;
+            s->reread_reads++;
+            s->reread_bytes += len;
+        }
+        if (s->n == IOH_CLS_RING) {
+            unsigned old = s->r_info[pos];
+            s->gone_off = s->r_off[pos];
+            ck -= pack_kinds(old);
+            cs -= pack_seqv(old);
+            csmall -= s->r_len[pos] < s->p.small_request;
+        } else {
+            s->n++;
+        }
+        s->c_kinds += ck;
+        s->c_seqv += cs;
+        s->c_small += csmall;
+        s->r_off[pos] = o;
+        s->r_t[pos] = t[i];
+        s->r_ret[pos] = r32;
+        s->r_len[pos] = r32;
+        s->r_info[pos] = (uint8_t)info;
+        s->pos = (pos + 1u) & RING_MASK;
+        s->reads++;
+        s->bytes += len;
+        if (end > s->max_end)
+            s->max_end = end;
+        s->prev_off = o;
+        s->prev_end = end;
+        if (s->reads % IOH_CLS_CK_EVERY == 0)
+            checkpoint(s);
+        ps->ev[pos] = idx;
+        /* supports() of this read: a consecutive step, not short, re-read
+         * or not. */
+        const enum ioh_cls_class c = ps->cur.cls;
+        phases_after(ps, c == IOH_CLS_REREAD ? rr : (c == IOH_CLS_SEQUENTIAL && !rr));
+    }
 }
 
 void ioh_cls_phases_finish(struct ioh_cls_phases *ps)

@@ -284,6 +284,13 @@ struct ioh_cls_phases {
 void ioh_cls_phases_init(struct ioh_cls_phases *ps, const struct ioh_cls_params *p,
                          ioh_cls_phase_fn fn, void *arg);
 void ioh_cls_phases_feed(struct ioh_cls_phases *ps, const struct ioh_cls_event *e);
+/* ioh_cls_phases_feed() of `count` data reads of len bytes each (returned in
+ * full), the first at off, each starting where the one before it ended:
+ * event i is {t[i], off + i * len, len, len}. The same result, faster when
+ * the first continues the last data read fed (a run of equal sequential
+ * reads, fed in batches). */
+void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t len,
+                              const uint64_t *t, uint32_t count);
 /* Report the open phase (if any read was fed). Feeding after finish is undefined. */
 void ioh_cls_phases_finish(struct ioh_cls_phases *ps);
 
