@@ -633,6 +633,8 @@ static uint64_t region_hash(uint64_t x)
     return x ^ (x >> 33);
 }
 
+_Static_assert(IOH_AN_M_COALESCE_64K + 2 == IOH_AN_MODELS, "the coalescing models come last");
+
 /* Close a sampling period: add its counts, scaled, to the totals. */
 static void fold_period(struct ioh__models *m)
 {
@@ -654,7 +656,10 @@ static void fold_period(struct ioh__models *m)
         m->acc[k][0] += (double)c->hits * scale;
         m->acc[k][1] += (double)c->misses * scale;
         m->acc[k][2] += (double)c->requests * scale;
-        m->acc[k][3] += (double)c->syscalls * scale;
+        /* One read call per read replayed, but for the coalescing models,
+         * which count their own. */
+        const uint64_t sys = c->syscalls + (k < IOH_AN_M_COALESCE_64K ? m->epoch_sampled : 0);
+        m->acc[k][3] += (double)sys * scale;
         m->acc[k][4] += (double)c->fetched * scale;
         m->raw_fetched[k] += (double)c->fetched;
     }
@@ -702,10 +707,6 @@ static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, ui
     uint64_t ra = m->p->ra_bytes / PG;
     struct ioh_bitgroup *g = &m->bits;
     ioh_bits_set(g, USED, ioh_bits_lo_unit(g, off), ioh_bits_hi_unit(g, end));
-    for (uint32_t k = 0; k < IOH_AN_MODELS; k++) {
-        m->c[k].reads += n;
-        m->c[k].syscalls += n;
-    }
     if (n == 1) {
         /* A run of one read, the common case of any non-sequential file:
          * what the general path below does for it, with the read's place in
@@ -725,8 +726,6 @@ static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, ui
         w_one(m, IOH_AN_M_WINDOW_4M, s, 0, ra, off, end, &gm);
         w_one(m, IOH_AN_M_WINDOW_32M, s, 1, ra, off, end, &gm);
         m->started = true;
-        m->c[IOH_AN_M_COALESCE_64K].syscalls -= 1;
-        m->c[IOH_AN_M_COALESCE_512K].syscalls -= 1;
         c_one(m, IOH_AN_M_COALESCE_64K, s, 0, ra, off, end, &gm);
         c_one(m, IOH_AN_M_COALESCE_512K, s, 1, ra, off, end, &gm);
         return;
@@ -745,8 +744,6 @@ static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, ui
     w_run(m, IOH_AN_M_WINDOW_4M, s, 0, ra, off, end, n);
     w_run(m, IOH_AN_M_WINDOW_32M, s, 1, ra, off, end, n);
     m->started = true;
-    m->c[IOH_AN_M_COALESCE_64K].syscalls -= n;
-    m->c[IOH_AN_M_COALESCE_512K].syscalls -= n;
     c_run(m, IOH_AN_M_COALESCE_64K, s, 0, ra, off, end, n);
     c_run(m, IOH_AN_M_COALESCE_512K, s, 1, ra, off, end, n);
 }

@@ -55,7 +55,9 @@ struct ioh__model_stream {
 };
 
 struct ioh__counts {
-    uint64_t reads, hits, misses, requests, syscalls;
+    uint64_t hits, misses, requests;
+    uint64_t syscalls;          /* beyond one per read replayed (the coalescing
+                                   models count theirs instead) */
     uint64_t fetched;           /* bytes */
 };
 
