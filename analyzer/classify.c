@@ -1235,7 +1235,9 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
     /* What feed() finds for each: it starts where the previous read ended,
      * so it continues the previous read's stream (o > po, o < pe + gap,
      * end > pe), a consecutive step of the same head; the rest as feed()
-     * and ioh_cls_phases_feed() do it. */
+     * and ioh_cls_phases_feed() do it. The state the loop changes is kept
+     * in locals, written back before a checkpoint or an evaluation (which
+     * read it) and at the end, and read again after them. */
     const unsigned h = s->prev_head;
     const unsigned info0 = K_SEQ | I_CONSEC | h << I_HEAD_SHIFT;
     const uint32_t r32 = cap32(len);
@@ -1243,19 +1245,36 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
     const uint64_t cs0 = pack_seqv(info0);
     _Static_assert(PACK_SEQV(K_SEQ | I_CONSEC | I_RR) == PACK_SEQV(K_SEQ | I_CONSEC),
                    "the re-read flag is not in the sequential counts");
-    const uint32_t small0 = r32 < s->p.small_request;
+    const uint32_t small_req = s->p.small_request;
+    const uint32_t small0 = r32 < small_req;
+    const uint32_t block = s->p.phase_block;
+
+    uint32_t pos = s->pos, nring = s->n, c_small = s->c_small;
+    uint32_t steps = s->head_steps[h];
+    uint64_t reads = s->reads, bytes = s->bytes, max_end = s->max_end;
+    uint64_t c_kinds = s->c_kinds, c_seqv = s->c_seqv;
+    uint64_t rr_reads = s->reread_reads, rr_bytes = s->reread_bytes;
+    uint64_t events = ps->events, last_eval = ps->last_eval_reads;
+    uint64_t misfit = ps->misfit, misfit_seen = ps->misfit_seen;
+    uint32_t misfit16 = ps->misfit16;
+    bool started = ps->started;
+    enum ioh_cls_class cls = ps->cur.cls, cand = ps->cand;
+    /* The register recounted as phases_after() would at the next read. */
+    if (started && misfit != misfit_seen) {
+        misfit16 = popcount16(misfit);
+        misfit_seen = misfit;
+    }
+    /* Whether a read that re-reads, and one that does not, fit the phase. */
+    unsigned misfit_rr = cls != IOH_CLS_REREAD, misfit_new = cls != IOH_CLS_SEQUENTIAL;
+
     for (uint32_t i = 0; i < count; i++, off += len) {
         const uint64_t o = off, end = o + len;
-        const uint64_t idx = ps->events++;
-        uint32_t pos = s->pos;
-        if (s->n == IOH_CLS_RING) {
+        const uint64_t idx = events++;
+        if (nring == IOH_CLS_RING) {
             ps->gone_ev = ps->ev[pos];
             ps->gone_t = s->r_t[pos];
         }
-        s->head_steps[h]++;
-        s->head_off[h] = o;
-        s->head_end[h] = end;
-        s->head_used[h] = s->reads + 1;
+        steps++;
         const bool rr = hot_probe(s, o, end, r32);
         unsigned info = info0;
         uint64_t ck = ck0, cs = cs0;
@@ -1263,40 +1282,87 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
         if (rr) {
             info |= I_RR;
             ck = ck_rr;
-            s->reread_reads++;
-            s->reread_bytes += len;
+            rr_reads++;
+            rr_bytes += len;
         }
-        if (s->n == IOH_CLS_RING) {
+        if (nring == IOH_CLS_RING) {
             unsigned old = s->r_info[pos];
             s->gone_off = s->r_off[pos];
             ck -= pack_kinds(old);
             cs -= pack_seqv(old);
-            csmall -= s->r_len[pos] < s->p.small_request;
+            csmall -= s->r_len[pos] < small_req;
         } else {
-            s->n++;
+            nring++;
         }
-        s->c_kinds += ck;
-        s->c_seqv += cs;
-        s->c_small += csmall;
+        c_kinds += ck;
+        c_seqv += cs;
+        c_small += csmall;
         s->r_off[pos] = o;
         s->r_t[pos] = t[i];
         s->r_ret[pos] = r32;
         s->r_len[pos] = r32;
         s->r_info[pos] = (uint8_t)info;
-        s->pos = (pos + 1u) & RING_MASK;
-        s->reads++;
-        s->bytes += len;
-        if (end > s->max_end)
-            s->max_end = end;
-        s->prev_off = o;
-        s->prev_end = end;
-        if (s->reads % IOH_CLS_CK_EVERY == 0)
-            checkpoint(s);
         ps->ev[pos] = idx;
-        /* supports() of this read: a consecutive step, not short, re-read
-         * or not. */
-        const enum ioh_cls_class c = ps->cur.cls;
-        phases_after(ps, c == IOH_CLS_REREAD ? rr : (c == IOH_CLS_SEQUENTIAL && !rr));
+        pos = (pos + 1u) & RING_MASK;
+        reads++;
+        bytes += len;
+        max_end = end > max_end ? end : max_end;
+
+        /* phases_after(), with supports() of this read: a consecutive step,
+         * not short, re-read or not. */
+        const uint64_t since = reads - last_eval;
+        bool eval;
+        if (!started) {
+            eval = since >= block;
+        } else {
+            const uint64_t was = misfit;
+            const unsigned bit = rr ? misfit_rr : misfit_new;
+            misfit16 += bit - (unsigned)((was >> 15) & 1u);
+            misfit = misfit_seen = (was << 1) | bit;
+            eval = since >= 4u * block ||
+                   (since >= block && (cand != IOH_CLS_UNKNOWN || misfit16 >= MISFIT_ALERT));
+        }
+        const bool ck_due = reads % IOH_CLS_CK_EVERY == 0;
+        if (__builtin_expect(eval || ck_due || i + 1 == count, 0)) {
+            s->head_steps[h] = steps;
+            s->head_off[h] = o;
+            s->head_end[h] = end;
+            s->head_used[h] = reads;
+            s->pos = pos;
+            s->n = nring;
+            s->c_kinds = c_kinds;
+            s->c_seqv = c_seqv;
+            s->c_small = c_small;
+            s->reread_reads = rr_reads;
+            s->reread_bytes = rr_bytes;
+            s->reads = reads;
+            s->bytes = bytes;
+            s->max_end = max_end;
+            s->prev_off = o;
+            s->prev_end = end;
+            ps->events = events;
+            ps->misfit = misfit;
+            ps->misfit_seen = misfit_seen;
+            ps->misfit16 = misfit16;
+            if (ck_due)
+                checkpoint(s);
+            if (eval) {
+                evaluate(ps, false);
+                last_eval = ps->last_eval_reads;
+                misfit = ps->misfit;
+                misfit_seen = ps->misfit_seen;
+                misfit16 = ps->misfit16;
+                started = ps->started;
+                cls = ps->cur.cls;
+                cand = ps->cand;
+                if (started && misfit != misfit_seen) {
+                    misfit16 = popcount16(misfit);
+                    misfit_seen = misfit;
+                }
+                misfit_rr = cls != IOH_CLS_REREAD;
+                misfit_new = cls != IOH_CLS_SEQUENTIAL;
+            }
+        }
     }
 }
 
