@@ -409,18 +409,25 @@ static inline __attribute__((always_inline)) void feed(struct ioh_cls_state *s,
             info = K_SEQ | (o == pe ? I_CONSEC : 0u);
             h = s->prev_head;
         } else {
-            /* Test every head at once, without branches on the outcome.
-             * Forward: ho < o < he + gap and end > he; backward: o < ho <
-             * end + gap and end < he. Each open interval is one unsigned
-             * compare (x - lo - 1 < hi - lo - 1; a head holds ho < he, an
-             * unused one HEAD_NONE, which no offset reaches). */
+            /* Test every head. Forward: ho < o < he + gap and end > he;
+             * backward: o < ho < end + gap and end < he. Each open interval
+             * is one unsigned compare (x - lo - 1 < hi - lo - 1; a head
+             * holds ho < he, an unused one HEAD_NONE, which no offset
+             * reaches). A read here mostly meets no head at all (a random
+             * read), which branches predict well: the tests that fail stop
+             * at their first compare. */
             unsigned fm = 0, rm = 0;
             const uint64_t rspan = end + gap - o - 1;
 #pragma GCC unroll 4
             for (unsigned i = 0; i < IOH_CLS_HEADS; i++) {
                 uint64_t ho = s->head_off[i], he = s->head_end[i];
-                fm |= (unsigned)((o - ho - 1 < he + gap - ho - 1) & (end > he)) << i;
-                rm |= (unsigned)((ho - o - 1 < rspan) & (end < he)) << i;
+                if (o - ho - 1 < he + gap - ho - 1) {
+                    if (end > he)
+                        fm |= 1u << i;
+                } else if (ho - o - 1 < rspan) {
+                    if (end < he)
+                        rm |= 1u << i;
+                }
             }
             if (fm) {
                 h = lowest_bit(fm);
