@@ -33,6 +33,11 @@ struct topk {
     int64_t val[IOH_AN_TOPK];
     uint64_t cnt[IOH_AN_TOPK];
     uint32_t n, last;
+    /* The least count when the full table was last scanned, and which
+     * entries had it (bit i). Counts only grow, so the entries that still
+     * have it are the least counted now; none left: scan again. */
+    uint64_t least;
+    uint32_t least_set;
 };
 
 struct wsample {
@@ -663,19 +668,25 @@ static __attribute__((noinline)) void topk_add_slow(struct topk *t, int64_t v)
         return;
     }
     /* Space-saving: the newcomer inherits the evicted count (an upper bound);
-     * the first of the least counted goes (found without branches: which
-     * entry is least is unpredictable). */
-    uint32_t min = 0;
-    uint64_t least = t->cnt[0];
+     * the first of the least counted goes. */
+    uint32_t m = t->least_set;
+    while (m && t->cnt[__builtin_ctz(m)] != t->least)
+        m &= m - 1;
+    if (!m) {
+        uint64_t least = t->cnt[0];
 #pragma GCC unroll 8
-    for (uint32_t i = 1; i < IOH_AN_TOPK; i++) {
-        bool less = t->cnt[i] < least;
-        least = less ? t->cnt[i] : least;
-        min = less ? i : min;
+        for (uint32_t i = 1; i < IOH_AN_TOPK; i++)
+            least = t->cnt[i] < least ? t->cnt[i] : least;
+#pragma GCC unroll 8
+        for (uint32_t i = 0; i < IOH_AN_TOPK; i++)
+            m |= (unsigned)(t->cnt[i] == least) << i;
+        t->least = least;
     }
+    const uint32_t min = (uint32_t)__builtin_ctz(m);
     t->val[min] = v;
     t->cnt[min]++;
     t->last = min;
+    t->least_set = m & (m - 1);
 }
 
 static inline void topk_add(struct topk *t, int64_t v)
