@@ -105,6 +105,7 @@ static inline ssize_t ioh_coalesce_read_fast(struct ioh_coalesce *cb, struct ioh
     int64_t expected = pos;
     if (!ioh_ofd_claim(o, &expected, pos + (int64_t)n))
         return -1;
+    atomic_store_explicit(&o->fast_end, pos + (int64_t)n, memory_order_relaxed);
     return (ssize_t)n;
 }
 
@@ -148,6 +149,7 @@ static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, struct 
         return -1;
     if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
         atomic_store_explicit(&o->lagging, 1, memory_order_relaxed);
+    atomic_store_explicit(&o->fast_end, pos + (int64_t)n, memory_order_relaxed);
     return (ssize_t)n;
 }
 #else

@@ -8,7 +8,7 @@
  * that bookkeeping, it never waits. The decision table for `auto` is in
  * docs/policies.md; in short:
  *
- *   sequential  SEQUENTIAL hint (replacing a RANDOM one of the program);
+ *   sequential  SEQUENTIAL hint in place of a RANDOM one of the program;
  *               coalescing if the requests are small; look-ahead prefetch if
  *               reads reach slow storage where WILLNEED works; drop-behind
  *               if the file cannot fit in memory anyway
@@ -292,11 +292,13 @@ static uint32_t auto_actions(const struct ioh_cls_result *r, int slow, const str
         slow = 0;
     switch (r->cls) {
     case IOH_CLS_SEQUENTIAL:
-        /* SEQUENTIAL, in place of a RANDOM of the program too (seed 004's
-         * trap). Without it, coalescing 8 KiB reads behind a 128 KiB
-         * read-ahead was 1.4x slower (loop device, wrong_hint --hint none,
-         * small data: 25.1 against 17.4 ms; 14.7 ms with it). */
-        a |= IOH_ACT_SEQUENTIAL;
+        /* SEQUENTIAL only in place of a RANDOM of the program (seed 004's
+         * trap). Added to a program that gave no hint, it made slowfs hdd
+         * (queue depth 1) 1.1-1.5x slower: index_reader -t 1 and -t 2,
+         * flagstat, view (small data, 5 runs each, a976aac against
+         * c540327), and doubles an 8 MiB read-ahead on local disk. */
+        if (pf->app_hint == POSIX_FADV_RANDOM)
+            a |= IOH_ACT_SEQUENTIAL;
         if (r->small)
             a |= IOH_ACT_COALESCE;
         /* Look-ahead only where WILLNEED works: where the worker must read
@@ -567,20 +569,32 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             uint64_t wait = dur > copy ? dur - copy : 0;
             pf->slow_ewma = pf->slow_ewma ? (pf->slow_ewma * 7 + wait) / 8 : wait;
         }
+        int64_t end = off + ret;
+        /* The read() fast lane (coalesce.h) serves 15 reads in 16 without
+         * telling us; when this read starts where its last one ended, the
+         * gap since the last read we saw is those reads: one extent, for the
+         * classifier and for the run. Seen as they came, 8 KiB reads every
+         * 128 KiB looked strided, auto dropped its decision for a sequential
+         * stream read through blocks, and its look-ahead never started (seed
+         * 004's 1 GiB under auto: 2.0 s instead of 0.7 s). */
+        int64_t from = off;
+        if (atomic_load_explicit(&o->fast_end, memory_order_relaxed) == off &&
+            off > pf->run_end && pf->run_end > 0)
+            from = pf->run_end;
         if (pf->cls) {
-            struct ioh_cls_event e = {.t = t, .off = off, .len = len, .ret = ret};
+            struct ioh_cls_event e = {.t = t, .off = from, .len = (uint64_t)(end - from),
+                                      .ret = end - from};
             ioh_cls_feed(pf->cls, &e);
             if (pf->reads >= pf->next_decision) {
                 decide(fd, o, pf);
                 pf->next_decision = pf->reads + DECIDE_EVERY;
             }
         }
-        int64_t end = off + ret;
         /* A look-ahead follows one contiguous run: a jump (samtools going to
          * its next region) starts over, so no distance is spent past the
          * end of a run that stops. */
-        if (off >= pf->run_end && off - pf->run_end < 4096) {
-            pf->run_len += (uint64_t)ret;
+        if (from >= pf->run_end && from - pf->run_end < 4096) {
+            pf->run_len += (uint64_t)(end - from);
         } else {
             pf->run_len = (uint64_t)ret;
             if (pf->decided != IOH_CLS_STRIDED) {   /* strides jump on purpose */

@@ -62,6 +62,9 @@ struct ioh_ofd {
     _Atomic int lagging;           /* 1: the kernel offset lags `offset` (lazy
                                       offsets); 2: a sync is moving it; 0: exact */
     _Atomic uint32_t inflight;     /* lazy reads in progress (ioh_ofd_lazy_begin) */
+    _Atomic int64_t fast_end;      /* where the last read served by the read()
+                                      fast lane ended (policies/coalesce.h):
+                                      the reads the policies did not see */
     char *path;                    /* path_inline or an mmap'd long path */
     char path_inline[IOH_OFD_PATH_INLINE];
 };

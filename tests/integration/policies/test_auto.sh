@@ -2,6 +2,7 @@
 # What auto (and an explicit window) does on slow storage, on the examples'
 # patterns (docs/policies.md, the decision table), and that the output stays
 # identical:
+#   - (local) a coalesced stream of small read()s still gets its look-ahead;
 #   - a windowed reader (seed 001's list) on a file that fits in memory: auto
 #     chooses window, prefetches, keeps what it fetched (no drop-behind), and
 #     serves most reads from prefetched ranges;
@@ -13,6 +14,20 @@
 source "$(dirname "$0")/../lib.sh"
 
 EX=${EXAMPLES:?EXAMPLES must name the build directory of the examples}
+
+# A stream of 8 KiB read()s served through coalescing blocks: the read() fast
+# lane hands the engine one read in 16, and the look-ahead must still see one
+# contiguous run (it never started before shim/fdtab.h's fast_end: the
+# engine saw 8 KiB every 128 KiB). Explicit prefetch, untraced, local file.
+head -c $((24 << 20)) /dev/urandom >"$T/stream.bin"
+"$EX/wrong_hint" --hint none "$T/stream.bin" >"$T/stream.want"
+LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=sequential,coalesce,prefetch IOHINT_STATS=1 \
+    "$EX/wrong_hint" --hint none "$T/stream.bin" >"$T/stream.out" 2>"$T/stream.stats"
+cmp -s "$T/stream.want" "$T/stream.out" || { show "$T/stream.out"; fail "stream: output differs"; }
+grep -Eq 'stats: prefetch: [1-9][0-9]* requests' "$T/stream.stats" ||
+    { show "$T/stream.stats"; fail "stream: no look-ahead along a coalesced read() stream"; }
+CASES=$((CASES + 2))
+
 [[ -x ${SLOWFS:-} && -c /dev/fuse ]] && command -v fusermount3 >/dev/null ||
     skip "no slowfs, /dev/fuse or fusermount3"
 
