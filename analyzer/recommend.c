@@ -706,13 +706,18 @@ static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, ui
     }
     uint64_t ra = m->p->ra_bytes / PG;
     struct ioh_bitgroup *g = &m->bits;
-    ioh_bits_set(g, USED, ioh_bits_lo_unit(g, off), ioh_bits_hi_unit(g, end));
     if (n == 1) {
         /* A run of one read, the common case of any non-sequential file:
          * what the general path below does for it, with the read's place in
-         * the bitmaps found once for all models. */
+         * the bitmaps found once for all models. Units are pages or larger,
+         * so the read's pages are its units: the pages used are one OR when
+         * they lie in one word. */
         struct rgeom gm;
         rgeom_init(&gm, m, off, end);
+        if (gm.wp)
+            g->w[(size_t)(gm.wp - g->w) + USED] |= gm.mask;
+        else
+            ioh_bits_set(g, USED, ioh_bits_lo_unit(g, off), ioh_bits_hi_unit(g, end));
         k_read1(m, IOH_AN_M_DEFAULT, &s->ra[IOH_AN_M_DEFAULT], ra, false, off, end, &gm,
                 &m->c[IOH_AN_M_DEFAULT]);
         k_read1(m, IOH_AN_M_SEQUENTIAL, &s->ra[IOH_AN_M_SEQUENTIAL], 2 * ra, false, off, end, &gm,
@@ -730,6 +735,7 @@ static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, ui
         c_one(m, IOH_AN_M_COALESCE_512K, s, 1, ra, off, end, &gm);
         return;
     } else {
+        ioh_bits_set(g, USED, ioh_bits_lo_unit(g, off), ioh_bits_hi_unit(g, end));
         k_run(m, IOH_AN_M_DEFAULT, &s->ra[IOH_AN_M_DEFAULT], ra, false, off, end, n,
               &m->c[IOH_AN_M_DEFAULT]);
         k_run(m, IOH_AN_M_SEQUENTIAL, &s->ra[IOH_AN_M_SEQUENTIAL], 2 * ra, false, off, end, n,
