@@ -380,7 +380,7 @@ static void topup(struct ioh__models *m, uint32_t k, uint64_t *ahead, uint64_t d
 }
 
 /* p_run() of a run of one read. */
-static inline void p_one(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
+static inline __attribute__((always_inline)) void p_one(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
                          uint64_t ra_max, uint64_t off, uint64_t end, const struct rgeom *gm)
 {
     k_read1(m, k, &s->ra[k], ra_max, false, off, end, gm, &m->c[k]);
@@ -498,7 +498,7 @@ static void w_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
 }
 
 /* w_run() of a run of one read. */
-static inline void w_one(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
+static inline __attribute__((always_inline)) void w_one(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
                          uint64_t ra_max, uint64_t off, uint64_t end, const struct rgeom *gm)
 {
     k_read1(m, k, &s->ra[k], ra_max, false, off, end, gm, &m->c[k]);
@@ -585,7 +585,7 @@ static void c_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
 }
 
 /* c_run() of a run of one read. */
-static inline void c_one(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
+static inline __attribute__((always_inline)) void c_one(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
                          uint64_t ra_max, uint64_t off, uint64_t end, const struct rgeom *gm)
 {
     if (end - off >= g_block[idx]) {
