@@ -151,21 +151,12 @@ static inline uint64_t ioh__mask(uint64_t lo, uint64_t hi)
     return m & ~((1ull << lo) - 1);
 }
 
-/* Set [lo, hi); returns how many were clear. */
-static inline uint64_t ioh_bits_set(struct ioh_bitgroup *g, uint32_t k, uint64_t lo, uint64_t hi)
+/* ioh_bits_set() of a range over several words, wl < wh. */
+static __attribute__((noinline, unused)) uint64_t
+ioh__bits_set_words(struct ioh_bitgroup *g, uint32_t k, uint64_t lo, uint64_t hi)
 {
-    hi = ioh_bits_clip(g, hi);
-    if (lo >= hi)
-        return 0;
     uint64_t added = 0;
     uint64_t wl = lo / 64, wh = (hi - 1) / 64;
-    if (wl == wh) {
-        uint64_t m = ioh__mask(lo % 64, (hi - 1) % 64 + 1);
-        uint64_t *w = &IOH__W(g, k, wl);
-        added = ioh__pop(m & ~*w);
-        *w |= m;
-        return added;
-    }
     uint64_t m = ioh__mask(lo % 64, 64);
     added += ioh__pop(m & ~IOH__W(g, k, wl));
     IOH__W(g, k, wl) |= m;
@@ -176,6 +167,24 @@ static inline uint64_t ioh_bits_set(struct ioh_bitgroup *g, uint32_t k, uint64_t
     m = ioh__mask(0, (hi - 1) % 64 + 1);
     added += ioh__pop(m & ~IOH__W(g, k, wh));
     IOH__W(g, k, wh) |= m;
+    return added;
+}
+
+/* Set [lo, hi); returns how many were clear. One word, the common case,
+ * inline. */
+static inline __attribute__((always_inline)) uint64_t
+ioh_bits_set(struct ioh_bitgroup *g, uint32_t k, uint64_t lo, uint64_t hi)
+{
+    hi = ioh_bits_clip(g, hi);
+    if (lo >= hi)
+        return 0;
+    uint64_t wl = lo / 64, wh = (hi - 1) / 64;
+    if (wl != wh)
+        return ioh__bits_set_words(g, k, lo, hi);
+    uint64_t m = ioh__mask(lo % 64, (hi - 1) % 64 + 1);
+    uint64_t *w = &IOH__W(g, k, wl);
+    uint64_t added = ioh__pop(m & ~*w);
+    *w |= m;
     return added;
 }
 
