@@ -313,20 +313,26 @@ _Static_assert(K_COUNT <= 6 && I_RR == 1u << 3 && I_CONSEC == 1u << 4 && I_HEAD_
                "ring count lanes");
 _Static_assert(IOH_CLS_RING < 256, "ring counts fit a byte");
 
-static void leave_run(struct ioh_cls_state *s, unsigned ph)
+/* leave_run() of a short run: its steps still in the ring are flagged. */
+static __attribute__((noinline)) void mark_short(struct ioh_cls_state *s, unsigned ph)
 {
-    if (s->head_steps[ph] && s->head_end[ph] - s->head_start[ph] < s->p.seq_run_min) {
-        uint32_t left = s->head_steps[ph];
-        for (uint32_t k = s->n; k-- > 0 && left;) {
-            uint32_t ri = ring_at(s, k);
-            unsigned inf = s->r_info[ri];
-            if ((inf & I_KIND) == K_SEQ && (inf >> I_HEAD_SHIFT & 3u) == ph) {
-                s->r_info[ri] = (uint8_t)(inf | I_SHORT);
-                s->c_seqv += pack_seqv(inf | I_SHORT) - pack_seqv(inf);
-                left--;
-            }
+    uint32_t left = s->head_steps[ph];
+    for (uint32_t k = s->n; k-- > 0 && left;) {
+        uint32_t ri = ring_at(s, k);
+        unsigned inf = s->r_info[ri];
+        if ((inf & I_KIND) == K_SEQ && (inf >> I_HEAD_SHIFT & 3u) == ph) {
+            s->r_info[ri] = (uint8_t)(inf | I_SHORT);
+            s->c_seqv += pack_seqv(inf | I_SHORT) - pack_seqv(inf);
+            left--;
         }
     }
+}
+
+/* The reader jumped away from the run of head ph (see above). */
+static inline __attribute__((always_inline)) void leave_run(struct ioh_cls_state *s, unsigned ph)
+{
+    if (s->head_steps[ph] && s->head_end[ph] - s->head_start[ph] < s->p.seq_run_min)
+        mark_short(s, ph);
     s->head_steps[ph] = 0;
 }
 
