@@ -1331,9 +1331,11 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
             const uint64_t was = misfit;
             const unsigned bit = rr ? misfit_rr : misfit_new;
             misfit16 += bit - (unsigned)((was >> 15) & 1u);
-            misfit = misfit_seen = (was << 1) | bit;
-            eval = since >= 4u * block ||
-                   (since >= block && (cand != IOH_CLS_UNKNOWN || misfit16 >= MISFIT_ALERT));
+            misfit = (was << 1) | bit;
+            /* phases_after()'s test, the common outcome (since < block)
+             * first. */
+            eval = since >= block && (since >= 4u * block || cand != IOH_CLS_UNKNOWN ||
+                                      misfit16 >= MISFIT_ALERT);
         }
         const bool ck_due = reads % IOH_CLS_CK_EVERY == 0;
         if (__builtin_expect(eval || ck_due || i + 1 == count, 0)) {
@@ -1354,7 +1356,11 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
             s->prev_off = o;
             s->prev_end = end;
             ps->events = events;
+            /* The register as phases_after() leaves it: counted as it
+             * shifted, once a phase is open. */
             ps->misfit = misfit;
+            if (started)
+                misfit_seen = misfit;
             ps->misfit_seen = misfit_seen;
             ps->misfit16 = misfit16;
             if (ck_due)
