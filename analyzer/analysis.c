@@ -25,6 +25,8 @@
 #define POINTS_INITIAL 256u
 /* Repeats fed to the file's classifier together, at most. */
 #define CLS_BATCH 32u
+/* Runs kept back before their replay (see ioh__file_state.lag). */
+#define RUN_LAG 2u
 
 /* ---- private state ------------------------------------------------------ */
 
@@ -61,6 +63,16 @@ struct ioh__file_state {
      * it breaks. */
     uint32_t run_stream;
     uint64_t run_off, run_end, run_n;
+    /* Runs that broke but are not replayed yet, oldest first: a run is
+     * replayed (footprint, models) RUN_LAG runs after it broke, so that the
+     * bitmap lines its start prefetched have arrived by then. Replays keep
+     * their order; all are done before anything else looks at or changes
+     * the models (a file size, a stream's close, finish). */
+    struct lagged_run {
+        uint32_t stream;
+        uint64_t off, end, n;
+    } lag[RUN_LAG];
+    uint32_t nlag;
 
     struct topk sizes, strides;
 
@@ -529,6 +541,8 @@ static inline void cls_flush(struct ioh__file_state *fs)
     }
 }
 
+static void lag_flush(struct ioh_analysis *an, struct ioh__file_state *fs);
+
 static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_state *ps,
                     const struct ioh_rec_path *p)
 {
@@ -559,6 +573,7 @@ static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_sta
                 if (f->state) {
                     cls_flush(f->state);
                     ioh_cls_set_file_size(&f->state->ph.cls, (uint64_t)p->size);
+                    lag_flush(an, f->state);
                     ioh__models_set_size(&f->state->models, (uint64_t)p->size);
                 }
             }
@@ -597,6 +612,7 @@ static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_sta
     if (f->state && p->size > 0) {
         cls_flush(f->state);
         ioh_cls_set_file_size(&f->state->ph.cls, (uint64_t)p->size);
+        lag_flush(an, f->state);
         ioh__models_set_size(&f->state->models, (uint64_t)p->size);
     }
     ps->stream_of[p->file] = s->index + 1;
@@ -838,24 +854,55 @@ static struct ioh__file_state *file_state(struct ioh_analysis *an, struct ioh_an
     return fs;
 }
 
-static void run_flush(struct ioh_analysis *an, struct ioh__file_state *fs)
+/* One run of stream `stream`: n consecutive reads covering [off, end). */
+static void run_replay(struct ioh_analysis *an, struct ioh__file_state *fs, uint32_t stream,
+                       uint64_t off, uint64_t end, uint64_t n)
 {
-    if (!fs->run_n)
-        return;
     /* Footprint: the granules the run's reads covered that no read had (a
      * run is contiguous, so once per run rather than per read). */
-    if (fs->run_end > (fs->fp.nwords * 64) << fs->fp.shift) {
-        if (ioh_bits_reserve(&fs->fp, fs->run_end))
+    if (end > (fs->fp.nwords * 64) << fs->fp.shift) {
+        if (ioh_bits_reserve(&fs->fp, end))
             fs->fp_units = ioh_bits_count(&fs->fp, 0);
     }
-    fs->fp_units += ioh_bits_set(&fs->fp, 0, ioh_bits_lo_unit(&fs->fp, fs->run_off),
-                                 ioh_bits_hi_unit(&fs->fp, fs->run_end));
+    fs->fp_units += ioh_bits_set(&fs->fp, 0, ioh_bits_lo_unit(&fs->fp, off),
+                                 ioh_bits_hi_unit(&fs->fp, end));
 
-    struct ioh__stream_state *ss = an->streams[fs->run_stream].state;
+    struct ioh__stream_state *ss = an->streams[stream].state;
     if (!ss->ms)
         ss->ms = calloc(1, sizeof *ss->ms);
     if (ss->ms)
-        ioh__models_run(&fs->models, ss->ms, fs->run_off, fs->run_end, fs->run_n);
+        ioh__models_run(&fs->models, ss->ms, off, end, n);
+}
+
+/* Replay the runs kept back, in order. */
+static void lag_flush(struct ioh_analysis *an, struct ioh__file_state *fs)
+{
+    for (uint32_t i = 0; i < fs->nlag; i++)
+        run_replay(an, fs, fs->lag[i].stream, fs->lag[i].off, fs->lag[i].end, fs->lag[i].n);
+    fs->nlag = 0;
+}
+
+/* Replay every run, the open one too. */
+static void run_flush(struct ioh_analysis *an, struct ioh__file_state *fs)
+{
+    lag_flush(an, fs);
+    if (!fs->run_n)
+        return;
+    run_replay(an, fs, fs->run_stream, fs->run_off, fs->run_end, fs->run_n);
+    fs->run_n = 0;
+}
+
+/* The open run broke: keep it back, replaying the oldest kept if full. */
+static inline void run_break(struct ioh_analysis *an, struct ioh__file_state *fs)
+{
+    if (!fs->run_n)
+        return;
+    if (fs->nlag == RUN_LAG) {
+        run_replay(an, fs, fs->lag[0].stream, fs->lag[0].off, fs->lag[0].end, fs->lag[0].n);
+        memmove(&fs->lag[0], &fs->lag[1], (RUN_LAG - 1) * sizeof fs->lag[0]);
+        fs->nlag--;
+    }
+    fs->lag[fs->nlag++] = (struct lagged_run){fs->run_stream, fs->run_off, fs->run_end, fs->run_n};
     fs->run_n = 0;
 }
 
@@ -1210,7 +1257,7 @@ static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
         fs->run_end = end;
         fs->run_n++;
     } else {
-        run_flush(an, fs);
+        run_break(an, fs);
         fs->run_stream = s->index;
         fs->run_off = off;
         fs->run_end = end;
@@ -1279,8 +1326,15 @@ static void stream_close(struct ioh_analysis *an, struct ioh_an_stream *s, uint6
     struct ioh_an_file *f = &an->files[s->file];
     if (f->state && f->state->pend_n && f->state->run_stream == s->index)
         rep_flush(an, f, f->state);
-    if (f->state && f->state->run_n && f->state->run_stream == s->index)
-        run_flush(an, f->state);
+    if (f->state) {
+        /* The stream's model state goes: replay what is kept back first. */
+        lag_flush(an, f->state);
+        if (f->state->run_n && f->state->run_stream == s->index) {
+            run_replay(an, f->state, s->index, f->state->run_off, f->state->run_end,
+                       f->state->run_n);
+            f->state->run_n = 0;
+        }
+    }
     if (ss->cls) {
         stream_vote(an, ss);
         free(ss->cls);
