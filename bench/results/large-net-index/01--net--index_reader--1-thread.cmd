@@ -1,0 +1,1 @@
+/var/tmp/p5-src4/build/analyzer/iohint compare --cold -n 3 -p none -p auto -p prefetch --evict FILE (each of the 14 data files under /var/tmp/iohint-data/large) --json -- /var/tmp/p5-src4/build/examples/index_reader --threads 1 /var/tmp/p5-bench2/net/blocks.dat /var/tmp/p5-bench2/net/blocks.idx

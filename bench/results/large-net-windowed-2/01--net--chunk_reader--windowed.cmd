@@ -1,0 +1,1 @@
+/var/tmp/p5-src1/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p coalesce -p window --evict FILE (each of the 14 data files under /var/tmp/iohint-data/large) --json -- /var/tmp/p5-src1/build/examples/chunk_reader --io pread /var/tmp/iohint-bench/net/bytes.bin /var/tmp/iohint-bench/net/chunks-windowed.txt

@@ -1,0 +1,2 @@
+iohint compare --cold -n 5 -p auto -p window --evict /var/tmp/iohint-data/large/bytes.bin --evict /var/tmp/iohint-data/large/chunks-windowed.txt --json -- build/examples/chunk_reader --io pread /var/tmp/p5-net/bytes.bin /var/tmp/p5-net/chunks-windowed.txt
+# iohint at commit c540327 (exported tree), slowfs net preset mounted with examples/storage/slowfs.sh mount /var/tmp/iohint-data/large /var/tmp/p5-net net
