@@ -1,0 +1,1 @@
+/var/tmp/p5-src6/build/analyzer/iohint compare --cold -n 5 -p sequential,coalesce,prefetch -p auto --json -- /var/tmp/p5-src6/build/examples/wrong_hint --hint random /var/tmp/iohint-data/large/bytes.bin   # iohint at 04c600b (exported tree /var/tmp/p5-src6)
