@@ -172,8 +172,10 @@ int ioh_cmd_analyze(int argc, char **argv)
             if (progress && (++n & 0xfffff) == 0) {
                 double t = now(CLOCK_MONOTONIC);
                 if (t - last_progress >= 0.5) {
-                    /* Records are 64 bytes, nearly all of them. */
-                    double pct = 100.0 * (double)n * 64 / (double)total;
+                    uint64_t done = 0;
+                    for (size_t i = 0; i < ntraces; i++)
+                        done += ioh_reader_bytes_done(ioh_multireader_reader(mr, i));
+                    double pct = 100.0 * (double)done / (double)total;
                     fprintf(stderr, "\riohint analyze: %3.0f%%  %.0f M records",
                             pct > 99 ? 99 : pct, (double)n / 1e6);
                     last_progress = t;

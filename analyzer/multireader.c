@@ -252,8 +252,8 @@ static __attribute__((noinline)) int next_merged(struct ioh_multireader *mr, uin
     struct source *s = &mr->src[i];
     *src = i;
     *rec = s->head;
-    /* The record points into the reader's mapping, so it stays valid after
-     * the reader moves on. */
+    /* The record stays valid while its reader moves on by one more record
+     * (reader.h): load() below makes exactly one call. */
     load(s);
     if (!s->has_head)
         mr->heap[0] = mr->heap[--mr->nheap];

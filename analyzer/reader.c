@@ -52,6 +52,7 @@ struct cursor {
     /* Compact events (struct ioh_event_short) are expanded into x[], in
      * turn, so that the event returned by one call and the one returned by
      * the call before it both stay valid (the multireader holds one back). */
+    bool compact;                  /* the format has compact events (version 2) */
     uint32_t head_size;            /* bytes of the head record in the file */
     uint32_t xi;                   /* x[xi & 3] is the next to fill */
     uint32_t x_ctx;                /* bit i: x[i] holds prev's tid, fd, file, site, aux */
@@ -122,6 +123,14 @@ const char *ioh_reader_cwd(const struct ioh_reader *r) { return header_string(r,
 const char *ioh_reader_warnings(const struct ioh_reader *r) { return r->warn; }
 uint64_t ioh_reader_events(const struct ioh_reader *r) { return r->returned; }
 
+uint64_t ioh_reader_bytes_done(const struct ioh_reader *r)
+{
+    uint64_t done = r->hdr->header_size;
+    for (size_t i = 0; i < r->ncur; i++)
+        done += (uint64_t)r->cur[i].cur * r->hdr->seg_size + r->cur[i].pos;
+    return done;
+}
+
 const char *ioh_reader_argv(const struct ioh_reader *r, uint32_t *argc)
 {
     const char *s = header_string(r, r->hdr->argv_off);
@@ -152,6 +161,7 @@ static struct cursor *cursor_for(struct ioh_reader *r, uint32_t tid)
     c = &r->cur[r->ncur++];
     memset(c, 0, sizeof *c);
     c->tid = tid;
+    c->compact = r->hdr->version >= 2;
     return c;
 }
 
@@ -317,7 +327,7 @@ static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, str
                         rec = load_event(c, (const struct ioh_event *)rec);
                     break;
                 case IOH_REC_EVENT_SHORT:
-                    ok = size == sizeof(struct ioh_event_short) && c->prev;
+                    ok = size == sizeof(struct ioh_event_short) && c->prev && c->compact;
                     if (ok)
                         rec = load_short(c, (const struct ioh_event_short *)rec);
                     break;
@@ -378,7 +388,8 @@ static inline int cursor_load_event(struct cursor *c, uint32_t pos)
     const struct ioh_rec *rec = (const struct ioh_rec *)(c->data + pos);
     __builtin_prefetch(c->data + pos + PREFETCH_AHEAD);
     if (rec->type == IOH_REC_EVENT_SHORT) {
-        if (__builtin_expect(rec->size8 != sizeof(struct ioh_event_short) / 8 || !c->prev, 0))
+        if (__builtin_expect(rec->size8 != sizeof(struct ioh_event_short) / 8 || !c->prev ||
+                             !c->compact, 0))
             return 0;
         c->head = load_short(c, (const struct ioh_event_short *)rec);
         c->head_size = sizeof(struct ioh_event_short);

@@ -18,8 +18,11 @@
 
 struct ioh_reader;
 
-/* One record as it comes out of the merge. Exactly one pointer is set; the
- * pointed-to memory stays valid until ioh_reader_close. */
+/* One record as it comes out of the merge. Exactly one pointer is set. Path
+ * and site records stay valid until ioh_reader_close; an event stays valid
+ * until the second following ioh_reader_next on the same reader (compact
+ * events are expanded into a small ring of buffers per thread), so a caller
+ * may hold one event back while it reads the next. */
 struct ioh_record {
     int type;                            /* enum ioh_rec_type */
     const struct ioh_event *ev;
@@ -53,6 +56,8 @@ const char *ioh_reader_warnings(const struct ioh_reader *r);
 
 /* Counts after the end: records returned and segments walked. */
 uint64_t ioh_reader_events(const struct ioh_reader *r);
+/* About how many bytes of the file were read so far (for progress). */
+uint64_t ioh_reader_bytes_done(const struct ioh_reader *r);
 
 /* Ops. */
 const char *ioh_op_name(unsigned op);              /* "?" if unknown */

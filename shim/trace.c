@@ -396,6 +396,8 @@ void *ioh__trace_reserve_slow(size_t bytes)
     /* The record goes first in the new segment. A handler that interrupts
      * before the store below claims a segment of its own; one that comes
      * after reserves behind us. */
+    if (t->trace_gen != ioh_trace_gen())
+        t->last.end = 0;          /* a new file: nothing in it to continue */
     t->trace_gen = ioh_trace_gen();
     __atomic_store_n(&t->cursor, (uint64_t)idx << 32 | bytes, __ATOMIC_RELAXED);
     return g.base + (uint64_t)idx * SEG_SIZE + sizeof(struct ioh_seg_header);
@@ -457,6 +459,7 @@ void ioh_trace_fork_child(void)
     g.need_new = 1;
     atomic_fetch_add(&ioh_trace.gen, 1);
     ioh_tls.cursor = 0;
+    ioh_tls.last.end = 0;         /* no compact event continues the parent's */
 }
 
 /* ---- policy actions (policy.h) ---- */

@@ -133,7 +133,7 @@ _Static_assert(sizeof(struct ioh_event) == 64, "events are 64 bytes");
  * the start of a segment). It takes tid, fd, file, site and aux from that
  * event, and its start time is that event's plus dt. The writer uses it when
  * the fields fit; half the bytes per event is half of what tracing costs
- * beyond the clock (docs/shim.md, "What tracing costs"). */
+ * beyond the clock (docs/shim.md, "What it costs"). */
 struct ioh_event_short {           /* 32 bytes */
     uint16_t type;                 /* IOH_REC_EVENT_SHORT */
     uint16_t size8;                /* 4 */

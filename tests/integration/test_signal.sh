@@ -34,6 +34,19 @@ for round in 1 2; do
         tc -p "$f" --reads $((main + handler)) --covered 100000
     fi
 done
+# A fork child whose first records come from a signal handler (progs/
+# forksignal.c): its first depth-1 read, for some K, reserves exactly where
+# its parent's last event ended. It must be written in full: a compact event
+# continuing the parent's event was a damaged record in the child's trace,
+# or took the handler's fd -1 without a warning (the fork child forgot the
+# parent's trace but not the parent's last event). Without call sites the
+# offsets line up.
+for k in 0 1 2 3 4 5 6 7; do
+    IOHINT_CALLSITES=0 same_output "forksignal.$k" -- "$PROGS/forksignal" "$k"
+    grep -q '^child: 6 reads$' "$T/forksignal.$k/shim.out" || fail "forksignal.$k: the child missed reads"
+    ! dump_has 'fd=-1 .* ret=1 ' "$TRACE" || fail "forksignal.$k: a pipe read recorded with the handler's fd -1"
+done
+
 # Not required, but say whether the nesting path was exercised at all.
 nested=$("$IOHINT" dump "$T"/sigread.*/trace | grep -c ' nested' || true)
 note "$nested handler reads interrupted the shim's own read wrapper"
