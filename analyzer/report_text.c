@@ -92,6 +92,27 @@ static void print_process(FILE *o, const struct ioh_analysis *an, const struct i
     (void)an;
 }
 
+/* A request size: "4.0 KiB" when that is exact, else the bytes ("31,770 B"),
+ * so that two of the most common sizes never print the same. */
+static const char *request_size(char *buf, size_t len, uint64_t v)
+{
+    uint64_t unit = 1;
+    while (unit < (1ull << 50) && v >= unit * 1024)
+        unit *= 1024;
+    if (unit == 1 || (v * 10) % unit == 0)
+        return bytes(buf, len, v);
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%" PRIu64, v);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 2 < len; i++) {
+        if (i && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    snprintf(buf + o, len - o, " B");
+    return buf;
+}
+
 static const char *top_size_text(char *buf, size_t len, const struct ioh_an_file *f)
 {
     if (!f->ntop_sizes || !f->m.reads) {
@@ -105,7 +126,7 @@ static const char *top_size_text(char *buf, size_t len, const struct ioh_an_file
         if (i && s < 5)
             break;
         int n = snprintf(buf + o, len - o, "%s%s %.0f%%", i ? ", " : "",
-                         bytes(b, sizeof b, (uint64_t)f->top_sizes[i].value), s);
+                         request_size(b, sizeof b, (uint64_t)f->top_sizes[i].value), s);
         if (n < 0 || (size_t)n >= len - o)
             break;
         o += (size_t)n;
