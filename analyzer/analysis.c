@@ -1270,6 +1270,11 @@ static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
         if (w < mb->nwords) {
             __builtin_prefetch(&mb->w[w * mb->n], 1);
             __builtin_prefetch(&mb->w[w * mb->n + mb->n - 1], 1);
+            /* The look-ahead models fetch what follows the read. */
+            if (w + 4 < mb->nwords) {
+                for (uint64_t j = 1; j <= 4; j++)
+                    __builtin_prefetch(&mb->w[(w + j) * mb->n + IOH_AN_M_PREFETCH_16M], 1);
+            }
         }
         w = (off >> fs->fp.shift) / 64;
         if (w < fs->fp.nwords)
