@@ -1,0 +1,1 @@
+/var/tmp/p5-src7/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p sequential -p prefetch --json -- /var/tmp/p5-src7/build/examples/wrong_hint --hint random /var/tmp/iohint-data/small/bytes.bin

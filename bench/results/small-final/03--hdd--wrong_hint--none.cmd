@@ -1,0 +1,1 @@
+/var/tmp/p5-src7/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p sequential --evict FILE (each of the 19 data files under /var/tmp/iohint-data/small) --json -- /var/tmp/p5-src7/build/examples/wrong_hint --hint none /var/tmp/p5-bench8/hdd/bytes.bin

@@ -1,0 +1,1 @@
+/var/tmp/p5-src7/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p sequential --json -- /var/tmp/p5-src7/build/examples/wrong_hint --hint none /var/tmp/p5-bench8/loop/bytes.bin

@@ -1,0 +1,1 @@
+/var/tmp/p5-src7/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p sequential --json -- /var/tmp/p5-src7/build/examples/fasta_sample --method reservoir --fraction 1% --records 12952 /var/tmp/p5-bench8/loop/est.fa

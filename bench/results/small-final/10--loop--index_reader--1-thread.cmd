@@ -1,0 +1,1 @@
+/var/tmp/p5-src7/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p prefetch --json -- /var/tmp/p5-src7/build/examples/index_reader --threads 1 /var/tmp/p5-bench8/loop/blocks.dat /var/tmp/p5-bench8/loop/blocks.idx

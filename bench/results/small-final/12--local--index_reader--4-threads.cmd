@@ -1,0 +1,1 @@
+/var/tmp/p5-src7/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p prefetch --json -- /var/tmp/p5-src7/build/examples/index_reader --threads 4 /var/tmp/iohint-data/small/blocks.dat /var/tmp/iohint-data/small/blocks.idx

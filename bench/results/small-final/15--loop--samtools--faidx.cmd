@@ -1,0 +1,1 @@
+/var/tmp/p5-src7/build/analyzer/iohint compare --cold -n 5 -p none -p auto -p prefetch --json -- /usr/bin/samtools faidx -r /var/tmp/p5-bench8/loop/sam/regions-faidx.txt /var/tmp/p5-bench8/loop/sam/ref.fa
