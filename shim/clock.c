@@ -35,25 +35,45 @@ static void refine(uint64_t tsc, uint64_t ns)
     atomic_store_explicit(&ioh__clock_rate, rate, memory_order_relaxed);
     atomic_store_explicit(&g_clock.span_ns, span, memory_order_relaxed);
 }
-#endif
 
-void ioh_clock_init(void)
+/* The first rate needs a baseline of 50 us (an error of ~0.1%, refined
+ * later): wait for it to pass since ioh_clock_init. Only a process that
+ * times something pays, and usually nothing: its first event comes later. */
+static void ensure_rate(void)
 {
-#if IOH_CLOCK_TSC
-    calibrate_pair(&g_clock.tsc0, &g_clock.ns0);
+    if (atomic_load_explicit(&ioh__clock_rate, memory_order_relaxed))
+        return;
     uint64_t tsc, ns;
     do
         calibrate_pair(&tsc, &ns);
     while (ns - g_clock.ns0 < 50000);
     refine(tsc, ns);
+}
+#endif
+
+void ioh_clock_init(void)
+{
+#if IOH_CLOCK_TSC
+    /* The first pair only: spinning here for a rate cost every process
+     * 50 us at start, whether it ever read a file or not. */
+    calibrate_pair(&g_clock.tsc0, &g_clock.ns0);
 #else
     atomic_store(&ioh__clock_rate, 1ull << 32);
 #endif
 }
 
+uint64_t ioh__clock_rate_slow(void)
+{
+#if IOH_CLOCK_TSC
+    ensure_rate();
+#endif
+    return atomic_load_explicit(&ioh__clock_rate, memory_order_relaxed);
+}
+
 void ioh_clock_reanchor(struct ioh_clock_anchor *a)
 {
 #if IOH_CLOCK_TSC
+    ensure_rate();
     uint64_t tsc, ns;
     calibrate_pair(&tsc, &ns);
     refine(tsc, ns);

@@ -42,15 +42,18 @@ struct ioh_clock_anchor {
                                       the rate */
 };
 
-/* Calibrate once per process (spins ~50 us on x86). */
+/* Start the calibration (one exact pair); the rate is known from the first
+ * use 50 us or more later (an earlier first use waits for it). */
 void ioh_clock_init(void);
 /* Refresh a thread's anchor (and refine the global rate). */
 void ioh_clock_reanchor(struct ioh_clock_anchor *a);
 /* The current rate in ns per tick, as 32.32 fixed point (clock.c). */
 extern _Atomic uint64_t ioh__clock_rate;
+uint64_t ioh__clock_rate_slow(void);
 static inline uint64_t ioh_clock_rate(void)
 {
-    return __atomic_load_n((uint64_t *)&ioh__clock_rate, __ATOMIC_RELAXED);
+    uint64_t r = __atomic_load_n((uint64_t *)&ioh__clock_rate, __ATOMIC_RELAXED);
+    return __builtin_expect(r != 0, 1) ? r : ioh__clock_rate_slow();
 }
 
 /* Ticks to CLOCK_MONOTONIC ns using the anchor; re-anchors after ~1 s. */
