@@ -42,6 +42,35 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "$TEST_NAME: FAIL: command failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 
+# --- slowfs (examples/slowfs): a read-only mirror with a delay per request ---
+# slowfs_available: slowfs was built and FUSE works here.
+slowfs_available() {
+    [[ -x ${SLOWFS:-} && -c /dev/fuse ]] && command -v fusermount3 >/dev/null
+}
+
+SLOWFS_PID="" SLOWFS_MNT=""
+# slowfs_umount: unmount and stop the slowfs of slowfs_mount, if any.
+slowfs_umount() {
+    if [[ -n $SLOWFS_PID ]]; then
+        fusermount3 -u "$SLOWFS_MNT" 2>/dev/null || umount -l "$SLOWFS_MNT" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$SLOWFS_PID" 2>/dev/null || break; sleep 0.1; done
+        kill "$SLOWFS_PID" 2>/dev/null || true
+        SLOWFS_PID=""
+    fi
+}
+
+# slowfs_mount DELAY_US SRC MNT: mirror SRC at MNT, DELAY_US per request,
+# unmounted at exit at the latest. Fails (status 1) if it did not mount;
+# $T/slowfs.log says why. Call it in a condition.
+slowfs_mount() {
+    SLOWFS_MNT=$3
+    trap 'rc=$?; slowfs_umount; (exit $rc); cleanup' EXIT
+    setsid "$SLOWFS" --delay-us "$1" "$2" "$3" </dev/null >"$T/slowfs.log" 2>&1 &
+    SLOWFS_PID=$!
+    for _ in $(seq 100); do mountpoint -q "$3" && break; sleep 0.1; done
+    mountpoint -q "$3"
+}
+
 fail() {
     echo "$TEST_NAME: FAIL: $*" >&2
     exit 1

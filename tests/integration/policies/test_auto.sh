@@ -28,8 +28,7 @@ grep -Eq 'stats: prefetch: [1-9][0-9]* requests' "$T/stream.stats" ||
     { show "$T/stream.stats"; fail "stream: no look-ahead along a coalesced read() stream"; }
 CASES=$((CASES + 2))
 
-[[ -x ${SLOWFS:-} && -c /dev/fuse ]] && command -v fusermount3 >/dev/null ||
-    skip "no slowfs, /dev/fuse or fusermount3"
+slowfs_available || skip "no slowfs, /dev/fuse or fusermount3"
 
 mkdir -p "$T/src" "$T/mnt"
 head -c $((16 << 20)) /dev/urandom >"$T/src/bytes.bin"
@@ -38,20 +37,7 @@ head -c $((16 << 20)) /dev/urandom >"$T/src/bytes.bin"
 "$EX/gendata" blocks --size 16M --seed 1 "$T/src/blocks.dat" "$T/src/blocks.idx" >/dev/null
 
 mnt=$T/mnt
-slowfs_pid=""
-umount_slowfs() {
-    if [[ -n $slowfs_pid ]]; then
-        fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$slowfs_pid" 2>/dev/null || break; sleep 0.1; done
-        kill "$slowfs_pid" 2>/dev/null || true
-        slowfs_pid=""
-    fi
-}
-trap 'rc=$?; umount_slowfs; (exit $rc); cleanup' EXIT
-setsid "$SLOWFS" --delay-us 1000 "$T/src" "$mnt" </dev/null >"$T/slowfs.log" 2>&1 &
-slowfs_pid=$!
-for _ in $(seq 100); do mountpoint -q "$mnt" && break; sleep 0.1; done
-mountpoint -q "$mnt" || { show "$T/slowfs.log"; skip "slowfs did not mount"; }
+slowfs_mount 1000 "$T/src" "$mnt" || { show "$T/slowfs.log"; skip "slowfs did not mount"; }
 
 evict() {
     /usr/bin/python3 -c 'import os, sys

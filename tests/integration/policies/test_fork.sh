@@ -82,23 +82,10 @@ fi
 # slowfs mirrors a directory read-only with a delay per request; there the
 # worker reads ranges itself (io_uring, its own hidden descriptor).
 mnt=$T/mnt
-slowfs_pid=""
-umount_slowfs() {
-    if [[ -n $slowfs_pid ]]; then
-        fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$slowfs_pid" 2>/dev/null || break; sleep 0.1; done
-        kill "$slowfs_pid" 2>/dev/null || true
-        slowfs_pid=""
-    fi
-}
-trap 'rc=$?; umount_slowfs; (exit $rc); cleanup' EXIT
-if [[ -x ${SLOWFS:-} && -c /dev/fuse ]] && command -v fusermount3 >/dev/null; then
+if slowfs_available; then
     mkdir -p "$T/src" "$mnt"
     mv "$big" "$T/src/big.bin"
-    setsid "$SLOWFS" --delay-us 2000 "$T/src" "$mnt" </dev/null >"$T/slowfs.log" 2>&1 &
-    slowfs_pid=$!
-    for _ in $(seq 100); do mountpoint -q "$mnt" && break; sleep 0.1; done
-    if mountpoint -q "$mnt"; then
+    if slowfs_mount 2000 "$T/src" "$mnt"; then
         fbig=$mnt/big.bin
         run "" "$T/ffork.want" "$prog" fork "$fbig" 15
         for policy in prefetch willneed; do
@@ -119,7 +106,7 @@ if [[ -x ${SLOWFS:-} && -c /dev/fuse ]] && command -v fusermount3 >/dev/null; th
         note "slowfs did not mount (see below): FUSE cases skipped"
         sed 's/^/    | /' "$T/slowfs.log"
     fi
-    umount_slowfs
+    slowfs_umount
 else
     note "no slowfs, /dev/fuse or fusermount3: FUSE cases skipped"
 fi

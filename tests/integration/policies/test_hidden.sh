@@ -35,23 +35,10 @@ fi
 
 # The prefetch worker's own descriptor on a FUSE file (slowfs).
 mnt=$T/mnt
-slowfs_pid=""
-umount_slowfs() {
-    if [[ -n $slowfs_pid ]]; then
-        fusermount3 -u "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$slowfs_pid" 2>/dev/null || break; sleep 0.1; done
-        kill "$slowfs_pid" 2>/dev/null || true
-        slowfs_pid=""
-    fi
-}
-trap 'rc=$?; umount_slowfs; (exit $rc); cleanup' EXIT
-if [[ -x ${SLOWFS:-} && -c /dev/fuse ]] && command -v fusermount3 >/dev/null; then
+if slowfs_available; then
     mkdir -p "$T/src" "$mnt"
     mv "$big" "$T/src/big.bin"
-    setsid "$SLOWFS" --delay-us 500 "$T/src" "$mnt" </dev/null >"$T/slowfs.log" 2>&1 &
-    slowfs_pid=$!
-    for _ in $(seq 100); do mountpoint -q "$mnt" && break; sleep 0.1; done
-    mountpoint -q "$mnt" || { show "$T/slowfs.log"; fail "slowfs did not mount"; }
+    slowfs_mount 500 "$T/src" "$mnt" || { show "$T/slowfs.log"; fail "slowfs did not mount"; }
     LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=prefetch timeout -k 5 30 "$prog" hidden "$mnt/big.bin" \
         >"$T/out" 2>"$T/err" || true
     if grep -q 'no hidden' "$T/err"; then
@@ -63,7 +50,7 @@ if [[ -x ${SLOWFS:-} && -c /dev/fuse ]] && command -v fusermount3 >/dev/null; th
     else
         CASES=$((CASES + 1))
     fi
-    umount_slowfs
+    slowfs_umount
 else
     note "no slowfs, /dev/fuse or fusermount3: FUSE case skipped"
 fi
