@@ -92,16 +92,18 @@ static int flush_seg(struct ioh_synth *w, struct seg *s)
     return 0;
 }
 
+static struct seg *seg_of(struct ioh_synth *w, uint32_t tid)
+{
+    for (uint32_t i = 0; i < w->nsegs; i++)
+        if (w->segs[i].tid == tid)
+            return &w->segs[i];
+    return NULL;
+}
+
 /* Space for a record of size bytes in tid's segment. */
 static unsigned char *reserve(struct ioh_synth *w, uint32_t tid, size_t size)
 {
-    struct seg *s = NULL;
-    uint32_t i;
-    for (i = 0; i < w->nsegs; i++)
-        if (w->segs[i].tid == tid) {
-            s = &w->segs[i];
-            break;
-        }
+    struct seg *s = seg_of(w, tid);
     if (!s) {
         if (w->nsegs == MAX_TIDS)
             return NULL;
@@ -185,14 +187,6 @@ int ioh_synth_site(struct ioh_synth *w, uint32_t tid, uint32_t site, uint32_t nf
 void ioh_synth_full_only(struct ioh_synth *w, bool on)
 {
     w->full_only = on;
-}
-
-static struct seg *seg_of(struct ioh_synth *w, uint32_t tid)
-{
-    for (uint32_t i = 0; i < w->nsegs; i++)
-        if (w->segs[i].tid == tid)
-            return &w->segs[i];
-    return NULL;
 }
 
 /* The shim's rule (shim/interpose.c, record()): compact when the event
