@@ -224,7 +224,11 @@ int ioh_spec_parse_text(const char *text, const char *name, struct ioh_spec *out
 int ioh_spec_parse(const char *policy, struct ioh_spec *out, char *err, size_t errlen)
 {
     if (!looks_like_file(policy)) {
-        memset(out, 0, sizeof *out);
+        /* No rules: leave the rule table (tens of KiB) untouched, unfaulted. */
+        memset(out->source, 0, sizeof out->source);
+        memset(&out->dflt, 0, sizeof out->dflt);
+        out->nrules = 0;
+        out->class_rules = 0;
         snprintf(out->source, sizeof out->source, "policy");
         char where[300];
         snprintf(where, sizeof where, "policy '%s'", policy);

