@@ -59,6 +59,7 @@ struct ioh_pol_file {
     int is_auto;
     _Atomic uint32_t owner;        /* try-lock for everything below */
     struct ioh_cls_state *cls;     /* auto: the online classifier */
+    struct ioh_cls_state *cls_mem; /* its memory, kept when the state is reused */
     uint64_t reads;                /* data reads observed */
     uint64_t next_decision;
     int decided;                   /* enum ioh_cls_class of the last decision */
@@ -94,6 +95,8 @@ static struct {
     uint64_t mem_total;
     _Atomic uint32_t pool_owner;
     struct ioh_pol_file *free_list;
+    struct ioh_pol_file *chunk;
+    unsigned chunk_used;
     /* statistics */
     _Atomic uint64_t files, hints, vetoes, overrides, decisions, backoffs, drops;
     _Atomic uint64_t pf_hits, pf_reads;
@@ -101,17 +104,28 @@ static struct {
 
 /* ------------------------------------------------------------------ */
 
+/* Released states are kept with their classifier memory for the next file;
+ * fresh ones are handed out in order from chunks, so that a process opening
+ * many files pays neither a system call nor a page fault for each. */
+#define PF_CHUNK 64u
+
 static struct ioh_pol_file *pf_alloc(void)
 {
     struct ioh_pol_file *pf = NULL;
     if (!ioh_spin_lock(&g.pool_owner))
-        return ioh_map_anon(sizeof *pf);
+        return NULL;              /* a handler on the owner's thread: no policy */
     pf = g.free_list;
-    if (pf)
+    if (pf) {
         g.free_list = pf->next_free;
+    } else {
+        if (!g.chunk || g.chunk_used == PF_CHUNK) {
+            g.chunk = ioh_map_anon(PF_CHUNK * sizeof *g.chunk);
+            g.chunk_used = 0;
+        }
+        if (g.chunk)
+            pf = &g.chunk[g.chunk_used++];
+    }
     ioh_spin_unlock(&g.pool_owner);
-    if (!pf)
-        pf = ioh_map_anon(sizeof *pf);
     return pf;
 }
 
@@ -201,7 +215,9 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     struct ioh_pol_file *pf = pf_alloc();
     if (!pf)
         return;
+    struct ioh_cls_state *cls_mem = pf->cls_mem;   /* kept from an earlier file */
     memset(pf, 0, sizeof *pf);
+    pf->cls_mem = cls_mem;
     pf->act = *a;
     pf->app_hint = pf->our_hint = -1;
     pf->size = o->size;
@@ -211,7 +227,9 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     /* auto decides with the classifier; an explicit `window` follows the
      * window the classifier measures. */
     if (pf->is_auto || (a->flags & IOH_ACT_WINDOW)) {
-        pf->cls = ioh_map_anon(sizeof *pf->cls);
+        if (!pf->cls_mem)
+            pf->cls_mem = ioh_map_anon(sizeof *pf->cls_mem);
+        pf->cls = pf->cls_mem;
         if (pf->cls) {
             ioh_cls_init(pf->cls, NULL);
             if (o->size > 0)
@@ -242,10 +260,7 @@ void ioh_pol_released(struct ioh_ofd *o)
     struct ioh_coalesce *cb = atomic_exchange(&pf->cb, NULL);
     if (cb)
         ioh_coalesce_free(cb);
-    if (pf->cls)
-        ioh_raw2(SYS_munmap, pf->cls, sizeof *pf->cls);
-    pf->cls = NULL;
-    pf_release(pf);
+    pf_release(pf);               /* with its classifier memory, for reuse */
 }
 
 /* ------------------------------------------------------------------ */

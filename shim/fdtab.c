@@ -39,6 +39,8 @@ _Atomic uint32_t ioh__fork_gen;                         /* bumped when all becom
 static struct {
     _Atomic uint32_t lock_owner;                   /* tid holding the lock, 0 if free */
     struct ioh_ofd *free_list;                     /* guarded by the lock */
+    struct ioh_ofd *chunk;                         /* ... and the chunk being */
+    unsigned chunk_used;                           /* handed out, in order */
     _Atomic uint32_t next_file_id;                 /* trace file ids, from 1 */
     uint32_t fork_held;                            /* prepare took the lock */
     _Atomic int hidden[64];                        /* ioh_fd_hide; fd + 1, 0 = none */
@@ -84,18 +86,21 @@ struct ioh_fdent *ioh__fd_entry_create(int fd)
 /* Pool allocation; lock held. */
 static struct ioh_ofd *ofd_alloc(void)
 {
-    if (!g_fd.free_list) {
-        struct ioh_ofd *chunk = ioh_map_anon(OFD_CHUNK * sizeof *chunk);
-        if (!chunk)
-            return NULL;
-        for (unsigned i = 0; i < OFD_CHUNK; i++) {
-            chunk[i].next_free = g_fd.free_list;
-            g_fd.free_list = &chunk[i];
-        }
-    }
     struct ioh_ofd *o = g_fd.free_list;
-    g_fd.free_list = o->next_free;
-    return o;
+    if (o) {
+        g_fd.free_list = o->next_free;
+        return o;
+    }
+    /* Hand out a fresh chunk in order rather than threading a free list
+     * through it: its pages are touched (faulted in, ~1-2 us each here) only
+     * as descriptors need them. */
+    if (!g_fd.chunk || g_fd.chunk_used == OFD_CHUNK) {
+        g_fd.chunk = ioh_map_anon(OFD_CHUNK * sizeof *g_fd.chunk);
+        g_fd.chunk_used = 0;
+        if (!g_fd.chunk)
+            return NULL;
+    }
+    return &g_fd.chunk[g_fd.chunk_used++];
 }
 
 /* Lock held. */
