@@ -53,6 +53,7 @@ struct cursor {
      * turn, so that the event returned by one call and the one returned by
      * the call before it both stay valid (the multireader holds one back). */
     bool compact;                  /* the format has compact events (version 2) */
+    bool next;                     /* ... and continuation events (version 3) */
     uint32_t head_size;            /* bytes of the head record in the file */
     uint32_t xi;                   /* x[xi & 3] is the next to fill */
     uint32_t x_ctx;                /* bit i: x[i] holds prev's tid, fd, file, site, aux */
@@ -162,6 +163,7 @@ static struct cursor *cursor_for(struct ioh_reader *r, uint32_t tid)
     memset(c, 0, sizeof *c);
     c->tid = tid;
     c->compact = r->hdr->version >= 2;
+    c->next = r->hdr->version >= 3;
     return c;
 }
 
@@ -283,6 +285,40 @@ static inline const struct ioh_rec *load_short(struct cursor *c, const struct io
     return (const struct ioh_rec *)x;
 }
 
+/* A continuation event can follow an event with an offset and a result,
+ * both >= 0 (trace_format.h, struct ioh_event_next). */
+static inline bool can_continue(const struct cursor *c)
+{
+    const struct ioh_event *p = c->prev;
+    return p && c->next && p->off >= 0 && p->ret >= 0 && p->ret <= INT64_MAX - p->off;
+}
+
+/* A continuation event becomes the head: the event before it, moved on by
+ * its result (the caller checked can_continue). */
+static inline const struct ioh_rec *load_next(struct cursor *c, const struct ioh_event_next *n)
+{
+    uint32_t i = c->xi++ & 3;
+    struct ioh_event *x = &c->x[i];
+    const struct ioh_event *p = c->prev;
+    uint64_t t = p->t + n->dt;
+    if (!(c->x_ctx & (1u << i))) {
+        *x = *p;
+        x->type = IOH_REC_EVENT;
+        x->size8 = sizeof *x / 8;
+        c->x_ctx |= 1u << i;
+    }
+    x->op = p->op;
+    x->flags = p->flags;
+    x->t = t;
+    x->dur = n->dur;
+    x->off = p->off + p->ret;
+    x->len = p->len;
+    x->ret = n->ret;
+    c->key = t;
+    c->prev = x;
+    return (const struct ioh_rec *)x;
+}
+
 /* Load the head record of cursor c, advancing over segments; validates it.
  * cursor_load() below tries the common case first. */
 static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, struct cursor *c)
@@ -330,6 +366,11 @@ static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, str
                     ok = size == sizeof(struct ioh_event_short) && c->prev && c->compact;
                     if (ok)
                         rec = load_short(c, (const struct ioh_event_short *)rec);
+                    break;
+                case IOH_REC_EVENT_NEXT:
+                    ok = size == sizeof(struct ioh_event_next) && can_continue(c);
+                    if (ok)
+                        rec = load_next(c, (const struct ioh_event_next *)rec);
                     break;
                 case IOH_REC_PATH:
                     ok = size >= sizeof(struct ioh_rec_path) &&
@@ -383,12 +424,19 @@ static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, str
  * nothing, when it is anything else. */
 static inline int cursor_load_event(struct cursor *c, uint32_t pos)
 {
-    if (__builtin_expect(pos == 0 || pos + sizeof(struct ioh_event_short) > c->end, 0))
+    if (__builtin_expect(pos == 0 || pos + sizeof(struct ioh_event_next) > c->end, 0))
         return 0;
     const struct ioh_rec *rec = (const struct ioh_rec *)(c->data + pos);
     __builtin_prefetch(c->data + pos + PREFETCH_AHEAD);
-    if (rec->type == IOH_REC_EVENT_SHORT) {
-        if (__builtin_expect(rec->size8 != sizeof(struct ioh_event_short) / 8 || !c->prev ||
+    if (rec->type == IOH_REC_EVENT_NEXT) {
+        if (__builtin_expect(rec->size8 != sizeof(struct ioh_event_next) / 8 ||
+                             !can_continue(c), 0))
+            return 0;
+        c->head = load_next(c, (const struct ioh_event_next *)rec);
+        c->head_size = sizeof(struct ioh_event_next);
+    } else if (rec->type == IOH_REC_EVENT_SHORT) {
+        if (__builtin_expect(pos + sizeof(struct ioh_event_short) > c->end ||
+                             rec->size8 != sizeof(struct ioh_event_short) / 8 || !c->prev ||
                              !c->compact, 0))
             return 0;
         c->head = load_short(c, (const struct ioh_event_short *)rec);

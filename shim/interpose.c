@@ -114,6 +114,21 @@ static inline long raw_result(long r)
     return r;
 }
 
+/* What a continuation event takes from the event before it (op, flags and
+ * requested length) in one word. A length from 2^31 sets bit 63, which no
+ * compact event's shape has. */
+static inline uint64_t event_shape(uint16_t op, uint16_t flags, uint64_t len)
+{
+    return (uint64_t)op | (uint64_t)flags << 16 |
+           (len < (1ull << 31) ? len : 1ull << 31) << 32;
+}
+
+/* Where a continuation of an event would start, INT64_MIN if none can. */
+static inline int64_t next_offset(int64_t off, int64_t ret)
+{
+    return off >= 0 && ret >= 0 ? off + ret : INT64_MIN;
+}
+
 /* An event in full (and to LTTng-UST); see record(). */
 static __attribute__((noinline)) void record_full(uint16_t op, int fd, struct ioh_ofd *o,
                                                   int64_t off, uint64_t len, int64_t ret,
@@ -153,6 +168,8 @@ static __attribute__((noinline)) void record_full(uint16_t op, int fd, struct io
             last->t = t;
             last->who = (uint64_t)(uint32_t)fd | (uint64_t)file << 32;
             last->where = (uint64_t)site | (uint64_t)aux << 32;
+            last->shape = event_shape(op, flags, len);
+            last->next_off = next_offset(off, ret);
         }
     }
     if (ioh__lttng_emit)
@@ -161,8 +178,9 @@ static __attribute__((noinline)) void record_full(uint16_t op, int fd, struct io
 
 /* Record one event: compactly when it continues this thread's last event
  * (same descriptor, file, call site and aux) and nothing was recorded in
- * between, in full otherwise (trace_format.h, struct ioh_event_short). This
- * is the hot path of tracing: every instruction here costs every read. */
+ * between, in 16 bytes when it also repeats its request where it ended, in
+ * full otherwise (trace_format.h, struct ioh_event_short and _next). This is
+ * the hot path of tracing: every instruction here costs every read. */
 static inline __attribute__((always_inline)) void
 record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64_t ret,
        uint32_t aux, const struct call *c, void *caller)
@@ -188,21 +206,40 @@ record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64_
                          ((dt >> 32) | (len >> 31) | ((uint64_t)(ret + INT32_MAX + 1) >> 32) |
                           (c->flags & IOH_EV_SIGNAL)) == 0 &&
                          native && !ioh__lttng_emit, 1)) {
-        struct ioh_event_short *s = ioh_trace_reserve_next(last->end, sizeof *s);
-        if (__builtin_expect(s != NULL, 1)) {
-            s->type = IOH_REC_EVENT_SHORT;
-            s->size8 = sizeof *s / 8;
-            s->op = op;
-            s->flags = c->flags;
-            s->dt = (uint32_t)dt;
-            s->dur = dur;
-            s->off = off;
-            s->len = (uint32_t)len;
-            s->ret = (int32_t)ret;
-            ioh_trace_commit(s, sizeof *s);
-            last->end += sizeof *s;
-            last->t = t;
-            return;
+        uint64_t shape = (uint64_t)op | (uint64_t)c->flags << 16 | len << 32;
+        if (shape == last->shape && off == last->next_off) {
+            struct ioh_event_next *n = ioh_trace_reserve_next(last->end, sizeof *n);
+            if (__builtin_expect(n != NULL, 1)) {
+                n->type = IOH_REC_EVENT_NEXT;
+                n->size8 = sizeof *n / 8;
+                n->ret = (int32_t)ret;
+                n->dt = (uint32_t)dt;
+                n->dur = dur;
+                ioh_trace_commit(n, sizeof *n);
+                last->end += sizeof *n;
+                last->t = t;
+                last->next_off = next_offset(off, ret);
+                return;
+            }
+        } else {
+            struct ioh_event_short *s = ioh_trace_reserve_next(last->end, sizeof *s);
+            if (__builtin_expect(s != NULL, 1)) {
+                s->type = IOH_REC_EVENT_SHORT;
+                s->size8 = sizeof *s / 8;
+                s->op = op;
+                s->flags = c->flags;
+                s->dt = (uint32_t)dt;
+                s->dur = dur;
+                s->off = off;
+                s->len = (uint32_t)len;
+                s->ret = (int32_t)ret;
+                ioh_trace_commit(s, sizeof *s);
+                last->end += sizeof *s;
+                last->t = t;
+                last->shape = shape;
+                last->next_off = next_offset(off, ret);
+                return;
+            }
         }
     }
     record_full(op, fd, o, off, len, ret, aux, c->flags, t, dur, site, native);

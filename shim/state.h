@@ -42,6 +42,9 @@ struct ioh_thread {
         uint64_t t;
         uint64_t who;              /* (uint32_t)fd | file id << 32 */
         uint64_t where;            /* call-site id | aux << 32 */
+        uint64_t shape;            /* op | flags << 16 | len << 32 (interpose.c) */
+        int64_t next_off;          /* off + ret where a continuation would start;
+                                      INT64_MIN when none can */
     } last;
 };
 

@@ -191,20 +191,43 @@ void ioh_synth_full_only(struct ioh_synth *w, bool on)
 
 /* The shim's rule (shim/interpose.c, record()): compact when the event
  * continues the event just before it in its thread's segment. */
-static bool can_shorten(const struct seg *s, const struct ioh_event *e)
+static bool can_shorten(const struct seg *s, const struct ioh_event *e, size_t size)
 {
     const struct ioh_event *l = &s->last;
     return s->off && s->last_end && s->last_end == s->used &&
-           sizeof(struct ioh_seg_header) + s->used + sizeof(struct ioh_event_short) <= SEG_SIZE &&
+           sizeof(struct ioh_seg_header) + s->used + size <= SEG_SIZE &&
            !(e->flags & IOH_EV_SIGNAL) && e->fd == l->fd && e->file == l->file &&
            e->site == l->site && e->aux == l->aux && e->t >= l->t && e->t - l->t <= UINT32_MAX &&
            e->len <= INT32_MAX && e->ret >= INT32_MIN && e->ret <= INT32_MAX;
 }
 
+/* ... and in 16 bytes when it also repeats the request where the last ended. */
+static bool can_continue(const struct seg *s, const struct ioh_event *e)
+{
+    const struct ioh_event *l = &s->last;
+    return can_shorten(s, e, sizeof(struct ioh_event_next)) && e->op == l->op &&
+           e->flags == l->flags && e->len == l->len && l->off >= 0 && l->ret >= 0 &&
+           e->off == l->off + l->ret;
+}
+
 int ioh_synth_event(struct ioh_synth *w, const struct ioh_event *e)
 {
     struct seg *s = seg_of(w, e->tid);
-    if (!w->full_only && s && can_shorten(s, e)) {
+    if (!w->full_only && s && can_continue(s, e)) {
+        unsigned char *p = reserve(w, e->tid, sizeof(struct ioh_event_next));
+        if (!p)
+            return -ENOMEM;
+        struct ioh_event_next *d = (struct ioh_event_next *)p;
+        d->type = IOH_REC_EVENT_NEXT;
+        d->size8 = sizeof *d / 8;
+        d->ret = (int32_t)e->ret;
+        d->dt = (uint32_t)(e->t - s->last.t);
+        d->dur = e->dur;
+        s->last = *e;
+        s->last_end = s->used;
+        return 0;
+    }
+    if (!w->full_only && s && can_shorten(s, e, sizeof(struct ioh_event_short))) {
         unsigned char *p = reserve(w, e->tid, sizeof(struct ioh_event_short));
         if (!p)
             return -ENOMEM;
@@ -218,7 +241,7 @@ int ioh_synth_event(struct ioh_synth *w, const struct ioh_event *e)
         d->off = e->off;
         d->len = (uint32_t)e->len;
         d->ret = (int32_t)e->ret;
-        s->last.t = e->t;
+        s->last = *e;
         s->last_end = s->used;
         return 0;
     }

@@ -219,13 +219,14 @@ static void op_names(void **state)
 /* A mixed sequence that exercises every reason to write an event in full:
  * other thread, descriptor, file, call site, aux, a gap of more than 2^32 ns,
  * a length or result beyond 32 bits, a signal handler's event, a path record
- * in between, segment ends. */
+ * in between, segment ends; and runs of reads that continue each other
+ * (16-byte events), broken by errors, short reads and other ops. */
 #define MIX_EVENTS 20000
 static void mix_event(uint32_t i, struct ioh_event *e)
 {
     memset(e, 0, sizeof *e);
     uint32_t r = i * 2654435761u;
-    e->tid = 100 + (r >> 30);                 /* 4 threads */
+    e->tid = 100 + ((r >> 26) % 5 == 0 ? (r >> 30) : (i >> 4) % 4);   /* 4 threads */
     e->op = (uint16_t)((r >> 8) % 3 == 0 ? IOH_OP_READ : IOH_OP_PREAD);
     e->fd = 3 + (int32_t)((r >> 12) % 97 == 0);
     e->file = 1 + ((r >> 14) % 101 == 0);
@@ -235,7 +236,7 @@ static void mix_event(uint32_t i, struct ioh_event *e)
     e->t = 1000000000ull + (uint64_t)i * 1500 + ((r >> 20) % 211 == 0 ? (5ull << 32) * i : 0);
     e->off = (int64_t)i * 4096;
     e->len = (r >> 22) % 103 == 0 ? (3ull << 31) : 4096;
-    e->ret = (r >> 24) % 3 == 0 ? -5 : (int64_t)e->len;
+    e->ret = (r >> 24) % 13 == 0 ? -5 : (r >> 24) % 17 == 1 ? (int64_t)e->len / 2 : (int64_t)e->len;
     e->dur = r % 100000;
 }
 
@@ -284,6 +285,30 @@ static void assert_same_event(const struct ioh_event *a, const struct ioh_event 
     assert_int_equal(a->aux, b->aux);
 }
 
+/* Count the records of each type in a trace, segment by segment. */
+static void count_records(const char *path, size_t kinds[8])
+{
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    struct ioh_trace_header h;
+    assert_int_equal(fread(&h, sizeof h, 1, fp), 1);
+    unsigned char *seg = malloc(h.seg_size);
+    assert_non_null(seg);
+    for (uint64_t at = h.header_size; at + h.seg_size <= h.seg_end; at += h.seg_size) {
+        assert_int_equal(fseek(fp, (long)at, SEEK_SET), 0);
+        assert_int_equal(fread(seg, h.seg_size, 1, fp), 1);
+        const struct ioh_seg_header *sh = (const void *)seg;
+        for (uint32_t pos = 0; pos < sh->used;) {
+            const struct ioh_rec *rec = (const void *)(seg + sizeof *sh + pos);
+            assert_true(rec->size8 > 0);
+            kinds[rec->type & 7]++;
+            pos += rec->size8 * 8u;
+        }
+    }
+    free(seg);
+    fclose(fp);
+}
+
 /* The same events written compactly and in full read back the same, and
  * the compact trace is smaller. */
 static void compact_events_read_as_written(void **state)
@@ -298,6 +323,12 @@ static void compact_events_read_as_written(void **state)
     assert_int_equal(stat(full, &sf), 0);
     assert_int_equal(stat(compact, &sc), 0);
     assert_true(sc.st_size < sf.st_size * 3 / 4);
+    /* Every kind of event record is there. */
+    size_t kinds[8] = {0};
+    count_records(compact, kinds);
+    assert_true(kinds[IOH_REC_EVENT] > 1000);
+    assert_true(kinds[IOH_REC_EVENT_SHORT] > 1000);
+    assert_true(kinds[IOH_REC_EVENT_NEXT] > 3000);
     struct ioh_reader *a = ioh_reader_open(full, err, sizeof err);
     struct ioh_reader *b = ioh_reader_open(compact, err, sizeof err);
     assert_non_null(a);
@@ -381,24 +412,42 @@ static void compact_events_damaged(void **state)
     assert_int_equal(fread(bytes, 1, size, fp), size);
     fclose(fp);
     const struct ioh_trace_header *h = (const void *)bytes;
-    /* The first record of the first segment turned into a compact event. */
+    /* The first record of the first segment turned into a compact or a
+     * continuation event. */
+    const uint16_t types[] = {IOH_REC_EVENT_SHORT, IOH_REC_EVENT_NEXT};
+    const uint16_t sizes[] = {sizeof(struct ioh_event_short), sizeof(struct ioh_event_next)};
+    for (int k = 0; k < 2; k++) {
+        memcpy(copy, bytes, size);
+        struct ioh_rec *first = (struct ioh_rec *)(copy + h->header_size +
+                                                   sizeof(struct ioh_seg_header));
+        assert_int_equal(first->type, IOH_REC_PATH);
+        first->type = types[k];
+        first->size8 = sizes[k] / 8;
+        write_bad(copy, size);
+        struct ioh_reader *r = ioh_reader_open(g_bad, err, sizeof err);
+        assert_non_null(r);
+        struct ioh_record rec;
+        int n = 0;
+        while (ioh_reader_next(r, &rec))
+            n += rec.ev != NULL;
+        assert_true(n < MIX_EVENTS);
+        assert_non_null(ioh_reader_warnings(r));
+        assert_non_null(strstr(ioh_reader_warnings(r), "damaged record"));
+        ioh_reader_close(r);
+    }
+    /* Continuation events in a file that says version 2: not trusted. */
     memcpy(copy, bytes, size);
-    struct ioh_rec *first = (struct ioh_rec *)(copy + h->header_size +
-                                               sizeof(struct ioh_seg_header));
-    assert_int_equal(first->type, IOH_REC_PATH);
-    first->type = IOH_REC_EVENT_SHORT;
-    first->size8 = sizeof(struct ioh_event_short) / 8;
+    ((struct ioh_trace_header *)copy)->version = 2;
     write_bad(copy, size);
-    struct ioh_reader *r = ioh_reader_open(g_bad, err, sizeof err);
-    assert_non_null(r);
-    struct ioh_record rec;
-    int n = 0;
-    while (ioh_reader_next(r, &rec))
-        n += rec.ev != NULL;
-    assert_true(n < MIX_EVENTS);
-    assert_non_null(ioh_reader_warnings(r));
-    assert_non_null(strstr(ioh_reader_warnings(r), "damaged record"));
-    ioh_reader_close(r);
+    struct ioh_reader *r2 = ioh_reader_open(g_bad, err, sizeof err);
+    assert_non_null(r2);
+    struct ioh_record rec2;
+    int n2 = 0;
+    while (ioh_reader_next(r2, &rec2))
+        n2 += rec2.ev != NULL;
+    assert_true(n2 < MIX_EVENTS);
+    assert_non_null(strstr(ioh_reader_warnings(r2), "damaged record"));
+    ioh_reader_close(r2);
     srand(777);
     for (int round = 0; round < 200; round++) {
         memcpy(copy, bytes, size);
