@@ -259,20 +259,29 @@ static inline const struct ioh_rec *load_event(struct cursor *c, const struct io
     return (const struct ioh_rec *)e;
 }
 
-/* A compact event becomes the head, expanded with the context of the event
- * before it (c->prev, which the caller checked). */
-static inline const struct ioh_rec *load_short(struct cursor *c, const struct ioh_event_short *s)
+/* The next buffer of the ring, holding the context of the event before the
+ * head (c->prev: tid, fd, file, site, aux), for a compact or continuation
+ * event to be expanded into. */
+static inline struct ioh_event *expand_slot(struct cursor *c)
 {
     uint32_t i = c->xi++ & 3;
     struct ioh_event *x = &c->x[i];
-    const struct ioh_event *p = c->prev;
-    uint64_t t = p->t + s->dt;
     if (!(c->x_ctx & (1u << i))) {
-        *x = *p;
+        *x = *c->prev;
         x->type = IOH_REC_EVENT;
         x->size8 = sizeof *x / 8;
         c->x_ctx |= 1u << i;
     }
+    return x;
+}
+
+/* A compact event becomes the head, expanded with the context of the event
+ * before it (c->prev, which the caller checked). */
+static inline const struct ioh_rec *load_short(struct cursor *c, const struct ioh_event_short *s)
+{
+    const struct ioh_event *p = c->prev;
+    uint64_t t = p->t + s->dt;
+    struct ioh_event *x = expand_slot(c);
     x->op = s->op;
     x->flags = s->flags;
     x->t = t;
@@ -297,16 +306,9 @@ static inline bool can_continue(const struct cursor *c)
  * its result (the caller checked can_continue). */
 static inline const struct ioh_rec *load_next(struct cursor *c, const struct ioh_event_next *n)
 {
-    uint32_t i = c->xi++ & 3;
-    struct ioh_event *x = &c->x[i];
     const struct ioh_event *p = c->prev;
     uint64_t t = p->t + n->dt;
-    if (!(c->x_ctx & (1u << i))) {
-        *x = *p;
-        x->type = IOH_REC_EVENT;
-        x->size8 = sizeof *x / 8;
-        c->x_ctx |= 1u << i;
-    }
+    struct ioh_event *x = expand_slot(c);
     x->op = p->op;
     x->flags = p->flags;
     x->t = t;

@@ -88,6 +88,16 @@ static void write_bad(const unsigned char *bytes, size_t n)
 
 /* Read everything; return the number of events (or -1 if open failed, with
  * the message in err). */
+/* Events left in r. */
+static int count_events(struct ioh_reader *r)
+{
+    struct ioh_record rec;
+    int n = 0;
+    while (ioh_reader_next(r, &rec))
+        n += rec.ev != NULL;
+    return n;
+}
+
 static int read_all(const char *path, char *err, size_t errlen)
 {
     struct ioh_reader *r = ioh_reader_open(path, err, errlen);
@@ -169,10 +179,7 @@ static void cut_trace_warns(void **state)
     write_bad(g_bytes, hs + 1000);
     struct ioh_reader *r = ioh_reader_open(g_bad, err, sizeof err);
     assert_non_null(r);
-    struct ioh_record rec;
-    int n = 0;
-    while (ioh_reader_next(r, &rec))
-        n += rec.ev != NULL;
+    int n = count_events(r);
     assert_true(n > 0 && n < g_events);
     assert_non_null(ioh_reader_warnings(r));
     assert_non_null(strstr(ioh_reader_warnings(r), g_bad));
@@ -394,6 +401,20 @@ static void compact_events_through_multireader(void **state)
     }
 }
 
+/* A damaged copy of the mix reads, with fewer events and a warning. */
+static void expect_damaged(const unsigned char *copy, size_t size)
+{
+    char err[256];
+    write_bad(copy, size);
+    struct ioh_reader *r = ioh_reader_open(g_bad, err, sizeof err);
+    assert_non_null(r);
+    int n = count_events(r);
+    assert_true(n < MIX_EVENTS);
+    assert_non_null(ioh_reader_warnings(r));
+    assert_non_null(strstr(ioh_reader_warnings(r), "damaged record"));
+    ioh_reader_close(r);
+}
+
 /* A compact event at the start of a segment, or after a path record, has
  * nothing to continue: damaged, with a warning, never a crash. Bit flips in a
  * compact trace likewise. */
@@ -423,31 +444,12 @@ static void compact_events_damaged(void **state)
         assert_int_equal(first->type, IOH_REC_PATH);
         first->type = types[k];
         first->size8 = sizes[k] / 8;
-        write_bad(copy, size);
-        struct ioh_reader *r = ioh_reader_open(g_bad, err, sizeof err);
-        assert_non_null(r);
-        struct ioh_record rec;
-        int n = 0;
-        while (ioh_reader_next(r, &rec))
-            n += rec.ev != NULL;
-        assert_true(n < MIX_EVENTS);
-        assert_non_null(ioh_reader_warnings(r));
-        assert_non_null(strstr(ioh_reader_warnings(r), "damaged record"));
-        ioh_reader_close(r);
+        expect_damaged(copy, size);
     }
     /* Continuation events in a file that says version 2: not trusted. */
     memcpy(copy, bytes, size);
     ((struct ioh_trace_header *)copy)->version = 2;
-    write_bad(copy, size);
-    struct ioh_reader *r2 = ioh_reader_open(g_bad, err, sizeof err);
-    assert_non_null(r2);
-    struct ioh_record rec2;
-    int n2 = 0;
-    while (ioh_reader_next(r2, &rec2))
-        n2 += rec2.ev != NULL;
-    assert_true(n2 < MIX_EVENTS);
-    assert_non_null(strstr(ioh_reader_warnings(r2), "damaged record"));
-    ioh_reader_close(r2);
+    expect_damaged(copy, size);
     srand(777);
     for (int round = 0; round < 200; round++) {
         memcpy(copy, bytes, size);
