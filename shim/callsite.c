@@ -28,7 +28,7 @@ static backtrace_fn open_libunwind(void)
         void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
         if (!h)
             continue;
-        /* unw_backtrace is a macro over the local-only library's symbol. */
+        /* Exported under this name by libunwind.so (the header maps it too). */
         backtrace_fn f;
         *(void **)&f = dlsym(h, "unw_backtrace");   /* POSIX's way to convert */
         if (f)
