@@ -104,6 +104,23 @@ struct ioh__file_state {
     uint64_t pend_n;                /* repeats not added yet */
     uint64_t pend_busy, pend_t, pend_end_t;
 
+    /* Strided repeats: reads of the last read's stream that step from it
+     * as it stepped from the read before (the same stride, so the same
+     * seek distance and step kind), with the same size requested and
+     * returned and the same call site, alone on the file; a strided or
+     * reverse scan. Each is a run of its own (the models replay it) and
+     * goes to the classifier; its counters, histograms, top-k and votes
+     * are added for all pending at once (step_flush()), like a repeat's.
+     * The fields above describe the size, site and times; at most one of
+     * rep_ok and step_ok is set. */
+    bool step_ok;                   /* the next read may step the same way */
+    uint32_t step_kind;             /* its step counter (consecutive + kind) ... */
+    uint32_t step_bucket;           /* ... its seek_hist bucket ... */
+    int64_t step_stride;            /* ... and stride */
+    uint64_t step_next;             /* the offset it must start at */
+    uint64_t step_n;                /* strided repeats not added yet ... */
+    uint64_t step_first, step_last; /* ... the first's and the last's offset */
+
     /* Repeats not fed to the classifier yet: ncls reads of cls_len bytes
      * from cls_off, started at cls_t[]; fed (in one call) before anything
      * else reaches the classifier (cls_flush()). */
@@ -990,6 +1007,70 @@ static __attribute__((noinline)) void rep_flush(struct ioh_analysis *an, struct 
     f->sites[fs->last_slot].bytes += bytes;
 }
 
+/* Add the pending strided repeats of file f (see ioh__file_state): for each,
+ * what data_read_new() would have done besides what step_read() did. */
+static __attribute__((noinline)) void step_flush(struct ioh_analysis *an, struct ioh_an_file *f,
+                                                 struct ioh__file_state *fs)
+{
+    const uint64_t n = fs->step_n, len = fs->rep_len, bytes = n * len;
+    struct ioh_an_stream *s = &an->streams[fs->run_stream];
+    struct ioh__stream_state *ss = s->state;
+    struct ioh_an_process *p = &an->processes[s->process];
+    struct ioh_an_metrics *fm = &f->m, *sm = &s->m;
+    /* The offsets go one way: the lowest start and the highest end are the
+     * first's or the last's. */
+    const uint64_t lo = fs->step_first < fs->step_last ? fs->step_first : fs->step_last;
+    const uint64_t hi = (fs->step_first > fs->step_last ? fs->step_first : fs->step_last) + len;
+    fs->step_n = 0;
+
+    sm->reads += n;
+    fm->bytes += bytes;
+    sm->bytes += bytes;
+    fm->busy_ns += fs->pend_busy;
+    sm->busy_ns += fs->pend_busy;
+    fm->last_t = sm->last_t = fs->pend_t;
+    if (fs->pend_end_t > fs->last_end_t)
+        fs->last_end_t = fs->pend_end_t;
+    if (fs->pend_end_t > ss->last_end_t)
+        ss->last_end_t = fs->pend_end_t;
+    if (lo < fm->min_off)
+        fm->min_off = lo;
+    if (lo < sm->min_off)
+        sm->min_off = lo;
+    if (hi > fm->max_end)
+        fm->max_end = hi;
+    if (hi > sm->max_end)
+        sm->max_end = hi;
+    p->reads += n;
+    p->bytes += bytes;
+    p->busy_ns += fs->pend_busy;
+    an->reads += n;
+    an->bytes += bytes;
+
+    f->size_hist[log2_bucket(len)] += n;
+    fs->sizes.cnt[fs->sizes.last] += n;
+    vote_n(&ss->len_cand, &ss->len_cnt, len, n);
+    (&fm->consecutive)[fs->step_kind] += n;
+    (&sm->consecutive)[fs->step_kind] += n;
+    f->seek_hist[fs->step_bucket] += n;
+    fs->strides.cnt[fs->strides.last] += n;
+    uint64_t cand = (uint64_t)ss->stride_cand;
+    vote_n(&cand, &ss->stride_cnt, (uint64_t)fs->step_stride, n);
+    ss->stride_cand = (int64_t)cand;
+    ss->prev_off = fs->step_last;
+    ss->prev_end = fs->step_last + len;
+    /* More may follow without a new first read (after a stream's close). */
+    fs->pend_busy = 0;
+    fs->pend_end_t = 0;
+
+    if (fs->rep_g != IOH_AN_NO_SITE) {
+        an->sites[fs->rep_g].reads += n;
+        an->sites[fs->rep_g].bytes += bytes;
+    }
+    f->sites[fs->last_slot].reads += n;
+    f->sites[fs->last_slot].bytes += bytes;
+}
+
 /* Call sites: the file's slot for site g, found again only when the site
  * changes (the file state caches the last one). */
 static __attribute__((noinline)) uint32_t site_slot(struct ioh_an_file *f,
@@ -1092,6 +1173,82 @@ static inline __attribute__((always_inline)) void repeat_read(struct ioh_analysi
     fs->run_n++;
 }
 
+/* A new run of stream s at [off, end) (the last one broke). */
+static inline __attribute__((always_inline)) void run_start(struct ioh_analysis *an,
+                                                            struct ioh__file_state *fs,
+                                                            uint32_t stream, uint64_t off,
+                                                            uint64_t end)
+{
+    run_break(an, fs);
+    fs->run_stream = stream;
+    fs->run_off = off;
+    fs->run_end = end;
+    fs->run_n = 1;
+    /* When this run ends (usually at the file's next read) it sets its
+     * bits in the footprint and the models' bitmaps, at a random place
+     * in a non-sequential file: fetch those lines now. */
+    const struct ioh_bitgroup *mb = &fs->models.bits;
+    uint64_t w = (off >> mb->shift) / 64;
+    if (w < mb->nwords) {
+        __builtin_prefetch(&mb->w[w * mb->n], 1);
+        __builtin_prefetch(&mb->w[w * mb->n + mb->n - 1], 1);
+        /* The look-ahead models fetch what follows the read. */
+        if (w + 4 < mb->nwords) {
+            for (uint64_t j = 1; j <= 4; j++)
+                __builtin_prefetch(&mb->w[(w + j) * mb->n + IOH_AN_M_PREFETCH_16M], 1);
+        }
+    }
+    w = (off >> fs->fp.shift) / 64;
+    if (w < fs->fp.nwords)
+        __builtin_prefetch(&fs->fp.w[w], 1);
+}
+
+/* Does read e (ret > 0, off >= 0) of stream s step from the last read of
+ * its file as that one did (see ioh__file_state.step_ok)? */
+static inline __attribute__((always_inline)) bool is_step(const struct ioh_analysis *an,
+                                                          const struct ioh__file_state *fs,
+                                                          const struct ioh_an_stream *s,
+                                                          const struct ioh_event *e)
+{
+    return fs->step_ok && fs->step_next == (uint64_t)e->off && fs->run_stream == s->index &&
+           e->len == fs->rep_len && (uint64_t)e->ret == e->len && e->site == fs->rep_site &&
+           fs->rep_epoch == an->state->site_epoch;
+}
+
+/* A strided repeat: in data_read_new()'s order, what cannot wait (the read
+ * count, the throughput, the classifier, the sample points, its run); the
+ * rest waits for step_flush(). */
+static inline __attribute__((always_inline)) void step_read(struct ioh_analysis *an,
+                                                            struct ioh_an_stream *s,
+                                                            struct ioh_an_file *f,
+                                                            struct ioh__file_state *fs,
+                                                            const struct ioh_event *e)
+{
+    const uint64_t off = (uint64_t)e->off, ret = (uint64_t)e->ret, t = e->t;
+    const uint64_t dur = ioh_dur_decode(e->dur), t_end = t + dur;
+    const uint64_t freads = ++f->m.reads;
+    if (fs->step_n++ == 0)
+        fs->step_first = off;
+    fs->step_last = off;
+    fs->step_next = off + (uint64_t)fs->step_stride;
+    fs->pend_busy += dur;
+    fs->pend_t = t;
+    if (t_end > fs->pend_end_t)
+        fs->pend_end_t = t_end;
+    throughput_add(f, t, ret);
+    struct ioh_cls_event ce = {t, e->off, e->len, e->ret};
+    ioh_cls_phases_feed(&fs->ph, &ce);
+    const uint64_t idx = fs->fed++;
+    if (__builtin_expect(freads == fs->next_window, 0)) {
+        window_sample(fs);
+        fs->next_window += WINDOW_EVERY;
+    }
+    s->state->solo_last = idx;
+    if (__builtin_expect(freads - 1 == fs->next_point, 0))
+        point_add(an, f, e);
+    run_start(an, fs, s->index, off, off + ret);
+}
+
 /* One read: ret > 0, off >= 0. The analyzer's hot path: counters, fixed
  * histograms and top-k tables, the classifier, and the open run. */
 static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct ioh_an_stream *s,
@@ -1100,6 +1257,10 @@ static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct 
     struct ioh__file_state *fs = f->state;
     if (is_repeat(an, fs, s, e)) {
         repeat_read(an, s, f, fs, e);
+        return;
+    }
+    if (is_step(an, fs, s, e)) {
+        step_read(an, s, f, fs, e);
         return;
     }
     data_read_new(an, p, s, f, ps, e);
@@ -1119,7 +1280,10 @@ static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
     cls_flush(fs);
     if (fs->pend_n)
         rep_flush(an, f, fs);
+    if (fs->step_n)
+        step_flush(an, f, fs);
     fs->rep_ok = false;
+    fs->step_ok = false;
 
     /* Counters of the file, the stream and the process. */
     struct ioh_an_metrics *fm = &f->m, *sm = &s->m;
@@ -1171,6 +1335,11 @@ static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
     /* Steps within the stream: the seek distance is from the previous end,
      * the stride from the previous start. A read starting at or after the
      * previous start and before its end overlaps it. */
+    /* The step, when the next read may repeat it: it is the same step from
+     * this read only if the previous read had this one's size. */
+    bool step_same = false;
+    uint32_t step_kind = 0, step_bucket = 0;
+    int64_t step_stride = 0;
     if (__builtin_expect(ss->has_prev, 1)) {
         /* Which step it is (forward, backward ... at random in a random
          * file) is counted without branches: the four counters are adjacent
@@ -1194,6 +1363,10 @@ static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
         const uint32_t b = log2_bucket(dist);
         f->seek_hist[d >= 0 ? IOH_AN_SEEK_ZERO + b : IOH_AN_SEEK_ZERO - b]++;
         const int64_t stride = (int64_t)(off - po);
+        step_same = pe - po == ret;
+        step_kind = step;
+        step_bucket = d >= 0 ? IOH_AN_SEEK_ZERO + b : IOH_AN_SEEK_ZERO - b;
+        step_stride = stride;
         topk_add(&fs->strides, stride);
         if (ss->stride_cnt == 0) {
             ss->stride_cand = stride;
@@ -1257,28 +1430,7 @@ static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
         fs->run_end = end;
         fs->run_n++;
     } else {
-        run_break(an, fs);
-        fs->run_stream = s->index;
-        fs->run_off = off;
-        fs->run_end = end;
-        fs->run_n = 1;
-        /* When this run ends (usually at the file's next read) it sets its
-         * bits in the footprint and the models' bitmaps, at a random place
-         * in a non-sequential file: fetch those lines now. */
-        const struct ioh_bitgroup *mb = &fs->models.bits;
-        uint64_t w = (off >> mb->shift) / 64;
-        if (w < mb->nwords) {
-            __builtin_prefetch(&mb->w[w * mb->n], 1);
-            __builtin_prefetch(&mb->w[w * mb->n + mb->n - 1], 1);
-            /* The look-ahead models fetch what follows the read. */
-            if (w + 4 < mb->nwords) {
-                for (uint64_t j = 1; j <= 4; j++)
-                    __builtin_prefetch(&mb->w[(w + j) * mb->n + IOH_AN_M_PREFETCH_16M], 1);
-            }
-        }
-        w = (off >> fs->fp.shift) / 64;
-        if (w < fs->fp.nwords)
-            __builtin_prefetch(&fs->fp.w[w], 1);
+        run_start(an, fs, s->index, off, end);
     }
 
     /* Can the next read repeat this one? It continued the run with a step
@@ -1287,6 +1439,20 @@ static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
     if (consecutive && ret == len && fs->strides.val[fs->strides.last] == (int64_t)len &&
         !fs->multi) {
         fs->rep_ok = true;
+        fs->rep_len = len;
+        fs->rep_site = e->site;
+        fs->rep_g = g;
+        fs->rep_epoch = an->state->site_epoch;
+        fs->pend_busy = 0;
+        fs->pend_end_t = 0;
+    } else if (!consecutive && step_same && ret == len && step_stride != (int64_t)len &&
+               !fs->multi) {
+        /* Or step from it as it stepped (a strided or reverse scan)? */
+        fs->step_ok = true;
+        fs->step_kind = step_kind;
+        fs->step_bucket = step_bucket;
+        fs->step_stride = step_stride;
+        fs->step_next = off + (uint64_t)step_stride;
         fs->rep_len = len;
         fs->rep_site = e->site;
         fs->rep_g = g;
@@ -1331,6 +1497,8 @@ static void stream_close(struct ioh_analysis *an, struct ioh_an_stream *s, uint6
     struct ioh_an_file *f = &an->files[s->file];
     if (f->state && f->state->pend_n && f->state->run_stream == s->index)
         rep_flush(an, f, f->state);
+    if (f->state && f->state->step_n && f->state->run_stream == s->index)
+        step_flush(an, f, f->state);
     if (f->state) {
         /* The stream's model state goes: replay what is kept back first. */
         lag_flush(an, f->state);
@@ -1506,6 +1674,8 @@ void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_
         struct ioh_an_stream *s = st->hot_s;
         if (is_repeat(an, f->state, s, e))
             repeat_read(an, s, f, f->state, e);
+        else if (is_step(an, f->state, s, e))
+            step_read(an, s, f, f->state, e);
         else
             data_read_new(an, p, s, f, ps, e);
         return;
@@ -1759,6 +1929,9 @@ int ioh_analysis_finish(struct ioh_analysis *an)
     for (uint32_t i = 0; i < an->nfiles; i++)
         if (an->files[i].state && an->files[i].state->pend_n)
             rep_flush(an, &an->files[i], an->files[i].state);
+    for (uint32_t i = 0; i < an->nfiles; i++)
+        if (an->files[i].state && an->files[i].state->step_n)
+            step_flush(an, &an->files[i], an->files[i].state);
     for (uint32_t i = 0; i < an->nfiles; i++)
         if (an->files[i].state)
             finish_file(an, &an->files[i]);

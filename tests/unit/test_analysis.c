@@ -255,6 +255,21 @@ static void test_reverse(void **state)
     const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
     assert_int_equal(f->cls, IOH_CLS_REVERSE);
     assert_int_equal(f->m.backward, 2047);
+    /* Reads after the second step the same way (strided repeats, added at
+     * once): the measures are those of each read added one by one. */
+    assert_int_equal(f->m.reads, 2048);
+    assert_int_equal(f->m.bytes, 2048 * 8 * KIB);
+    assert_int_equal(f->m.min_off, 0);
+    assert_int_equal(f->m.max_end, size);
+    assert_int_equal(f->seek_hist[IOH_AN_SEEK_ZERO - 15], 2047);   /* -16 KiB */
+    assert_int_equal(f->top_strides[0].value, -(int64_t)(8 * KIB));
+    assert_int_equal(f->top_strides[0].count, 2047);
+    assert_int_equal(f->top_sizes[0].count, 2048);
+    assert_int_equal(an->streams[0].m.reads, 2048);
+    assert_int_equal(an->streams[0].m.min_off, 0);
+    assert_int_equal(an->streams[0].m.backward, 2047);
+    assert_int_equal(an->streams[0].request_size, 8 * KIB);
+    assert_int_equal(an->processes[0].reads, 2048);
     /* Backward reads defeat read-ahead; fetching the small file at once wins. */
     assert_int_equal(f->effects[IOH_AN_M_DEFAULT].misses, 2048);
     assert_int_equal(f->rec.model, IOH_AN_M_WILLNEED);
@@ -272,6 +287,13 @@ static void test_strided(void **state)
     assert_int_equal(f->cls, IOH_CLS_STRIDED);
     assert_int_equal(f->detail.stride, (int64_t)(10 * KIB));
     assert_int_equal(f->top_strides[0].value, (int64_t)(10 * KIB));
+    assert_int_equal(f->top_strides[0].count, 2047);
+    assert_int_equal(f->m.forward, 2047);
+    assert_int_equal(f->seek_hist[IOH_AN_SEEK_ZERO + 14], 2047);   /* 9 KiB */
+    assert_int_equal(f->m.max_end, 2047 * 10 * KIB + KIB);
+    assert_int_equal(f->m.busy_ns, 2048 * 500);
+    assert_int_equal(an->streams[0].m.bytes, 2048 * KIB);
+    assert_int_equal(an->streams[0].stride, (int64_t)(10 * KIB));
     assert_true(f->small);
     /* Seed 001's "1 KB every 10 KB": streaming ahead beats a wait per read,
      * at the price of bytes never used. */
