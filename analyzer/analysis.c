@@ -120,6 +120,7 @@ struct ioh__file_state {
     uint64_t step_next;             /* the offset it must start at */
     uint64_t step_n;                /* strided repeats not added yet ... */
     uint64_t step_first, step_last; /* ... the first's and the last's offset */
+    int64_t last_stride;            /* the stride of the last read that had one */
 
     /* Repeats not fed to the classifier yet: ncls reads of cls_len bytes
      * from cls_off, started at cls_t[]; fed (in one call) before anything
@@ -1363,7 +1364,10 @@ static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
         const uint32_t b = log2_bucket(dist);
         f->seek_hist[d >= 0 ? IOH_AN_SEEK_ZERO + b : IOH_AN_SEEK_ZERO - b]++;
         const int64_t stride = (int64_t)(off - po);
-        step_same = pe - po == ret;
+        /* Looked for only once the stride repeats (not in a random file,
+         * where setting it up on every read would cost for nothing). */
+        step_same = pe - po == ret && stride == fs->last_stride;
+        fs->last_stride = stride;
         step_kind = step;
         step_bucket = d >= 0 ? IOH_AN_SEEK_ZERO + b : IOH_AN_SEEK_ZERO - b;
         step_stride = stride;
