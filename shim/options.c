@@ -23,9 +23,9 @@ static const struct opt_desc g_desc[IOH_OPT_COUNT] = {
 };
 
 /* Effective values; written once by ioh_options_load, read-only afterwards.
- * The strings are copied one after another into `pool`: a table of PATH_MAX
- * per option would cost every process a page fault per option at start-up
- * (about 2 us each here). */
+ * The string values are copied one after another into `pool`: a table of
+ * PATH_MAX per option would cost every process a page fault per option at
+ * start-up (about 2 us each here). Numbers are not copied. */
 static struct {
     int loaded;
     int64_t num[IOH_OPT_COUNT];
@@ -46,19 +46,20 @@ static int parse(enum ioh_opt_type type, const char *s, int64_t *num)
     return -EINVAL;
 }
 
-/* Copy the value: the environment can change under us (setenv, putenv). A
- * value the pool cannot hold is truncated, like a path longer than PATH_MAX. */
-static void set_value(int id, const char *s)
+/* Copy a string value: the environment can change under us (setenv, putenv).
+ * Returns -1, copying nothing, when the value is PATH_MAX long or more or the
+ * pool has no room left for it; a truncated path would name another file. */
+static int set_value(int id, const char *s)
 {
     size_t room = sizeof g_opt.pool - g_opt.used;
-    size_t n = strnlen(s, PATH_MAX - 1);
-    if (n >= room)
-        n = room - 1;
+    size_t n = strnlen(s, PATH_MAX);
+    if (n >= PATH_MAX || n + 1 > room)
+        return -1;
     char *dst = g_opt.pool + g_opt.used;
-    memcpy(dst, s, n);
-    dst[n] = '\0';
+    memcpy(dst, s, n + 1);
     g_opt.used += n + 1;
     g_opt.str[id] = dst;
+    return 0;
 }
 
 void ioh_options_load(void)
@@ -78,11 +79,17 @@ void ioh_options_load(void)
             continue;
         int64_t num = 0;
         if (parse(d->type, v, &num) != 0) {
-            ioh_warn("invalid %s=\"%s\"; using the default \"%s\"", env, v, d->def);
+            ioh_warn("invalid %s=\"%.64s\"; using the default \"%s\"", env, v, d->def);
             continue;
         }
+        if (d->type == IOH_OPT_STRING || d->type == IOH_OPT_PATH) {
+            if (set_value(id, v) != 0) {
+                ioh_warn("%s is too long (%zu bytes or more); using the default \"%s\"",
+                         env, (size_t)PATH_MAX, d->def);
+                continue;
+            }
+        }
         g_opt.num[id] = num;
-        set_value(id, v);
     }
     if (g_opt.num[IOH_OPT_STACK_DEPTH] < 1 || g_opt.num[IOH_OPT_STACK_DEPTH] > 64) {
         ioh_warn("invalid IOHINT_STACK_DEPTH=%lld (1-64); using 16",
@@ -91,8 +98,12 @@ void ioh_options_load(void)
     }
     g_opt.loaded = 1;
     if (g_opt.num[IOH_OPT_VERBOSE])
-        for (int id = 0; id < IOH_OPT_COUNT; id++)
-            ioh_warn("option %s = %s", g_desc[id].name, g_opt.str[id]);
+        for (int id = 0; id < IOH_OPT_COUNT; id++) {
+            if (g_desc[id].type == IOH_OPT_STRING || g_desc[id].type == IOH_OPT_PATH)
+                ioh_warn("option %s = %s", g_desc[id].name, g_opt.str[id]);
+            else
+                ioh_warn("option %s = %lld", g_desc[id].name, (long long)g_opt.num[id]);
+        }
 }
 
 void ioh_options_reload(void)

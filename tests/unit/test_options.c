@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "options.h"
@@ -84,6 +86,42 @@ static void defaults_and_env(void **state)
     unsetenv("IOHINT_STACK_DEPTH");
 }
 
+/* Values of any length: numbers are not copied; a path too long to be one
+ * keeps the default rather than being cut to name another file. */
+static void long_values(void **state)
+{
+    (void)state;
+    static char num[8192], path[PATH_MAX + 16];
+    memset(num, '0', sizeof num - 3);
+    memcpy(num + sizeof num - 3, "1G", 3);
+    setenv("IOHINT_TRACE_MAX", num, 1);
+    memset(num, '0', sizeof num - 3);
+    memcpy(num + sizeof num - 3, "16", 3);
+    setenv("IOHINT_STACK_DEPTH", num, 1);
+    memset(path, 'd', sizeof path - 1);
+    path[0] = '/';
+    path[sizeof path - 1] = '\0';
+    setenv("IOHINT_TRACE_DIR", path, 1);
+    setenv("IOHINT_POLICY", path, 1);
+    ioh_options_reload();
+    assert_int_equal(ioh_opt_int(IOH_OPT_TRACE_MAX), 1ll << 30);
+    assert_int_equal(ioh_opt_int(IOH_OPT_STACK_DEPTH), 16);
+    assert_string_equal(ioh_opt_str(IOH_OPT_TRACE_DIR), "");
+    assert_string_equal(ioh_opt_str(IOH_OPT_POLICY), "none");
+
+    /* The longest paths that are paths fit, both at once. */
+    path[PATH_MAX - 1] = '\0';
+    setenv("IOHINT_TRACE_DIR", path, 1);
+    setenv("IOHINT_POLICY", path, 1);
+    ioh_options_reload();
+    assert_string_equal(ioh_opt_str(IOH_OPT_TRACE_DIR), path);
+    assert_string_equal(ioh_opt_str(IOH_OPT_POLICY), path);
+    unsetenv("IOHINT_TRACE_DIR");
+    unsetenv("IOHINT_POLICY");
+    unsetenv("IOHINT_TRACE_MAX");
+    unsetenv("IOHINT_STACK_DEPTH");
+}
+
 static void table_complete(void **state)
 {
     (void)state;
@@ -101,6 +139,7 @@ int main(void)
         cmocka_unit_test(parse_size),
         cmocka_unit_test(parse_int),
         cmocka_unit_test(defaults_and_env),
+        cmocka_unit_test(long_values),
         cmocka_unit_test(table_complete),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
