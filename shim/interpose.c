@@ -117,16 +117,28 @@ static inline long raw_result(long r)
 /* What a continuation event takes from the event before it (op, flags and
  * requested length) in one word. A length from 2^31 sets bit 63, which no
  * compact event's shape has. */
+#define SHAPE_NONE (1ull << 63)
 static inline uint64_t event_shape(uint16_t op, uint16_t flags, uint64_t len)
 {
     return (uint64_t)op | (uint64_t)flags << 16 |
            (len < (1ull << 31) ? len : 1ull << 31) << 32;
 }
 
-/* Where a continuation of an event would start, INT64_MIN if none can. */
-static inline int64_t next_offset(int64_t off, int64_t ret)
+/* Remember what a continuation of this event would look like: its shape and
+ * where it would start. After an error, a negative offset or an offset that
+ * would overflow, none can follow (the reader refuses one there), so the
+ * shape is one no event has. */
+static inline void set_continuation(struct ioh_last_event *last, uint64_t shape, int64_t off,
+                                    int64_t ret)
 {
-    return off >= 0 && ret >= 0 ? off + ret : INT64_MIN;
+    int64_t next;
+    if (off >= 0 && ret >= 0 && !__builtin_add_overflow(off, ret, &next)) {
+        last->shape = shape;
+        last->next_off = next;
+    } else {
+        last->shape = SHAPE_NONE;
+        last->next_off = INT64_MIN;
+    }
 }
 
 /* An event in full (and to LTTng-UST); see record(). */
@@ -168,8 +180,7 @@ static __attribute__((noinline)) void record_full(uint16_t op, int fd, struct io
             last->t = t;
             last->who = (uint64_t)(uint32_t)fd | (uint64_t)file << 32;
             last->where = (uint64_t)site | (uint64_t)aux << 32;
-            last->shape = event_shape(op, flags, len);
-            last->next_off = next_offset(off, ret);
+            set_continuation(last, event_shape(op, flags, len), off, ret);
         }
     }
     if (ioh__lttng_emit)
@@ -218,7 +229,7 @@ record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64_
                 ioh_trace_commit(n, sizeof *n);
                 last->end += sizeof *n;
                 last->t = t;
-                last->next_off = next_offset(off, ret);
+                set_continuation(last, shape, off, ret);
                 return;
             }
         } else {
@@ -236,8 +247,7 @@ record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64_
                 ioh_trace_commit(s, sizeof *s);
                 last->end += sizeof *s;
                 last->t = t;
-                last->shape = shape;
-                last->next_off = next_offset(off, ret);
+                set_continuation(last, shape, off, ret);
                 return;
             }
         }

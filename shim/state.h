@@ -42,9 +42,10 @@ struct ioh_thread {
         uint64_t t;
         uint64_t who;              /* (uint32_t)fd | file id << 32 */
         uint64_t where;            /* call-site id | aux << 32 */
-        uint64_t shape;            /* op | flags << 16 | len << 32 (interpose.c) */
-        int64_t next_off;          /* off + ret where a continuation would start;
-                                      INT64_MIN when none can */
+        uint64_t shape;            /* op | flags << 16 | len << 32 of a
+                                      continuation (interpose.c); 1 << 63 when
+                                      none can follow */
+        int64_t next_off;          /* off + ret where a continuation would start */
     } last;
 };
 
