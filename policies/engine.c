@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,10 +56,13 @@
 #define LOOKAHEAD_MIN  (512u << 10)
 #define RUN_MIN        (2u << 20)  /* contiguous bytes before a look-ahead starts */
 
+/* Aligned to a cache line: states are handed out side by side, and threads
+ * reading different files must not contend for one line. */
 struct ioh_pol_file {
+    _Alignas(64) _Atomic uint32_t owner; /* try-lock for everything below; held
+                                            while the state is free (pf_release) */
     struct ioh_actions act;        /* what is in force now */
     int is_auto;
-    _Atomic uint32_t owner;        /* try-lock for everything below */
     struct ioh_cls_state *cls;     /* auto: the online classifier */
     struct ioh_cls_state *cls_mem; /* its memory, kept when the state is reused */
     uint64_t reads;                /* data reads observed */
@@ -216,8 +220,11 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     struct ioh_pol_file *pf = pf_alloc();
     if (!pf)
         return;
+    /* All but the lock, held since the state was released (or never seen
+     * by anyone): a thread that loaded it from its earlier file may still
+     * try it, and must fail until it is ready. */
     struct ioh_cls_state *cls_mem = pf->cls_mem;   /* kept from an earlier file */
-    memset(pf, 0, sizeof *pf);
+    memset(&pf->act, 0, sizeof *pf - offsetof(struct ioh_pol_file, act));
     pf->cls_mem = cls_mem;
     pf->act = *a;
     pf->app_hint = pf->our_hint = -1;
@@ -250,6 +257,7 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     if ((a->flags & IOH_ACT_COALESCE) && !(flags & IOH_OFD_WRITABLE))
         start_coalescing(pf, o);
     atomic_store(&o->pol, pf);
+    ioh_spin_unlock(&pf->owner);
 }
 
 void ioh_pol_released(struct ioh_ofd *o)
@@ -261,6 +269,12 @@ void ioh_pol_released(struct ioh_ofd *o)
     struct ioh_coalesce *cb = atomic_exchange(&pf->cb, NULL);
     if (cb)
         ioh_coalesce_free(cb);
+    /* Another thread may be observing a read of this file right now (or a
+     * handler interrupted us doing so, or a thread gone with a fork held it):
+     * then the state is left to it, never reused, rather than waited for.
+     * Taken, the lock stays held while the state is free. */
+    if (!ioh_spin_trylock(&pf->owner))
+        return;
     pf_release(pf);               /* with its classifier memory, for reuse */
 }
 
@@ -579,6 +593,11 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
     struct ioh_pol_file *pf = atomic_load_explicit(&o->pol, memory_order_acquire);
     if (!pf || !ioh_spin_trylock(&pf->owner))
         return;
+    /* Released (and maybe handed to another file) since we loaded it. */
+    if (atomic_load_explicit(&o->pol, memory_order_relaxed) != pf) {
+        ioh_spin_unlock(&pf->owner);
+        return;
+    }
     if (ret > 0 && off >= 0) {
         pf->reads++;
         uint32_t me = ioh_tid();
