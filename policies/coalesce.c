@@ -70,8 +70,9 @@ struct ioh_coalesce *ioh_coalesce_new(uint64_t block)
         cb->cap = (uint32_t)block;
     }
     atomic_store(&cb->len, 0);
-    atomic_store(&cb->owner, 0);
     cb->next_free = NULL;
+    /* A pooled block comes with its refill lock held (ioh_coalesce_free). */
+    ioh_spin_unlock(&cb->owner);
     return cb;
 }
 
@@ -81,6 +82,13 @@ void ioh_coalesce_free(struct ioh_coalesce *cb)
         return;
     atomic_store(&cb->len, 0);
     atomic_fetch_sub(&g.mem_used, cb->cap);
+    /* A thread that took the block before its file was closed may be
+     * refilling it (or a handler interrupted us doing so): the block is left
+     * to it and never reused, rather than waited for. Taken, the refill
+     * lock stays held while the block is pooled, so that no late reader of
+     * the closed file can refill it under its next owner. */
+    if (!ioh_spin_trylock(&cb->owner))
+        return;
     if (pool_lock()) {
         cb->next_free = g.free_list;
         g.free_list = cb;
@@ -91,10 +99,17 @@ void ioh_coalesce_free(struct ioh_coalesce *cb)
 
 /* Refill the block at `at`. Returns bytes now held (0 at EOF), -errno, or
  * -EBUSY if someone else is refilling. */
-static long block_refill(struct ioh_coalesce *cb, int fd, int64_t at)
+static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, int64_t at)
 {
     if (!ioh_spin_trylock(&cb->owner))
         return -EBUSY;
+    /* The file was closed since we took its block, which may now be another
+     * file's: fill it with what fd reads now and that file's readers would
+     * get our bytes. */
+    if (atomic_load_explicit(&o->cb, memory_order_acquire) != cb) {
+        ioh_spin_unlock(&cb->owner);
+        return -EBUSY;
+    }
     uint32_t gen = atomic_load(&ioh__coalesce_gen);
     atomic_fetch_add_explicit(&cb->seq, 1, memory_order_acq_rel);      /* odd */
     long r;
@@ -126,8 +141,8 @@ static long direct(int fd, char *dst, size_t n, int64_t at)
     return r;
 }
 
-static long gather(struct ioh_coalesce *cb, int fd, char *dst, size_t n, int64_t at,
-                   int *refilled)
+static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, char *dst, size_t n,
+                   int64_t at, int *refilled)
 {
     size_t got = 0;
     if (!ioh_coalesce_buf_ok(dst, n)) {
@@ -146,7 +161,7 @@ static long gather(struct ioh_coalesce *cb, int fd, char *dst, size_t n, int64_t
         }
         /* Big enough to go straight to the kernel, or someone else is
          * refilling: read directly. */
-        long r = n - got >= cb->cap ? -EBUSY : block_refill(cb, fd, at + (int64_t)got);
+        long r = n - got >= cb->cap ? -EBUSY : block_refill(cb, fd, o, at + (int64_t)got);
         if (r == -EBUSY) {
             r = direct(fd, dst + got, n - got, at + (int64_t)got);
             if (r <= 0)
@@ -181,7 +196,7 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, vo
     for (;;) {
         pos = atomic_load_explicit(&o->offset, memory_order_acquire);
         int refilled = 0;
-        long r = gather(cb, fd, buf, n, pos, &refilled);
+        long r = gather(cb, fd, o, buf, n, pos, &refilled);
         if (r < 0) {
             *err = (int)-r;
             *at = pos;
@@ -200,12 +215,12 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, vo
     }
 }
 
-ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, void *buf, size_t n, int64_t off,
-                           int *err)
+ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, void *buf,
+                           size_t n, int64_t off, int *err)
 {
     bump(&g.calls, 1);
     int refilled = 0;
-    long r = gather(cb, fd, buf, n, off, &refilled);
+    long r = gather(cb, fd, o, buf, n, off, &refilled);
     if (r < 0) {
         *err = (int)-r;
         return -1;

@@ -178,8 +178,8 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, vo
                           size_t n, int *err, int64_t *at);
 
 /* pread() at an explicit offset. */
-ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, void *buf, size_t n, int64_t off,
-                           int *err);
+ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, void *buf,
+                           size_t n, int64_t off, int *err);
 
 
 /* Empty every block (writes, truncates, locks). */

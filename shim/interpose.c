@@ -485,7 +485,7 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
                                      shim's own work never touches it */
     struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
     if (cb && off >= 0 && blocks_ok()) {
-        r = ioh_coalesce_pread(cb, fd, buf, n, off, &err);
+        r = ioh_coalesce_pread(cb, fd, o, buf, n, off, &err);
         c.flags |= IOH_EV_SERVED;
         pthread_testcancel();
     } else {

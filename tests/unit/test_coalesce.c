@@ -97,6 +97,7 @@ static void full_reads_until_eof(void **state)
     struct ioh_ofd o;
     ofd_init(&o);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    atomic_store(&o.cb, cb);                  /* as engine.c does */
     assert_non_null(cb);
     struct ioh_coalesce_stats s0, s1;
     ioh_coalesce_stats(&s0);
@@ -149,6 +150,7 @@ static void big_reads_go_direct(void **state)
     struct ioh_ofd o;
     ofd_init(&o);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    atomic_store(&o.cb, cb);                  /* as engine.c does */
     assert_non_null(cb);
     unsigned char *buf = malloc(3 * BLOCK);
     ioh_coalesce_buf_seen(buf, 3 * BLOCK);   /* a buffer the kernel wrote */
@@ -160,7 +162,7 @@ static void big_reads_go_direct(void **state)
     assert_memory_equal(buf, g_data, BLOCK);
     assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 3 * BLOCK, &err, &at), 3 * BLOCK);
     assert_memory_equal(buf, g_data + BLOCK, 3 * BLOCK);
-    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 2 * BLOCK, 17, &err), 2 * BLOCK);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 2 * BLOCK, 17, &err), 2 * BLOCK);
     assert_memory_equal(buf, g_data + 17, 2 * BLOCK);
     ioh_coalesce_stats(&s1);
     assert_int_equal(s1.refills, s0.refills);
@@ -180,20 +182,21 @@ static void pread_semantics(void **state)
     struct ioh_ofd o;
     ofd_init(&o);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    atomic_store(&o.cb, cb);                  /* as engine.c does */
     unsigned char buf[5000];
     ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err = 0;
     uint64_t offs[] = {0, 1, BLOCK - 10, BLOCK, 3 * BLOCK + 5, FSIZE - 4999, FSIZE - 3, 77};
     for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
         size_t want = FSIZE - offs[i] < sizeof buf ? FSIZE - offs[i] : sizeof buf;
-        ssize_t r = ioh_coalesce_pread(cb, fd, buf, sizeof buf, (int64_t)offs[i], &err);
+        ssize_t r = ioh_coalesce_pread(cb, fd, &o, buf, sizeof buf, (int64_t)offs[i], &err);
         assert_int_equal(r, (ssize_t)want);
         assert_memory_equal(buf, g_data + offs[i], want);
     }
-    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 10, FSIZE, &err), 0);
-    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 10, FSIZE + 100000, &err), 0);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 10, FSIZE, &err), 0);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 10, FSIZE + 100000, &err), 0);
     err = 0;
-    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 10, -5, &err), -1);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 10, -5, &err), -1);
     assert_int_equal(err, EINVAL);
     assert_int_equal(atomic_load(&o.offset), 0);
     assert_int_equal(kernel_offset(fd), 0);
@@ -215,6 +218,7 @@ static void eof_not_cached(void **state)
     struct ioh_ofd o;
     ofd_init(&o);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    atomic_store(&o.cb, cb);                  /* as engine.c does */
     unsigned char buf[400];
     ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err;
@@ -239,7 +243,7 @@ static void eof_not_cached(void **state)
     assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 1, &err, &at), 0);
     /* pread past the cached tail goes to the kernel too. */
     assert_int_equal(write(wfd, g_data + 333, 7), 7);
-    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 400, 330, &err), 10);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 400, 330, &err), 10);
     assert_memory_equal(buf, g_data + 330, 10);
     ioh_coalesce_free(cb);
     close(fd);
@@ -260,6 +264,7 @@ static void invalidation_generation(void **state)
     struct ioh_ofd o;
     ofd_init(&o);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    atomic_store(&o.cb, cb);                  /* as engine.c does */
     unsigned char buf[100], copy[100];
     ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err;
@@ -285,7 +290,7 @@ static void invalidation_generation(void **state)
     /* pread sees it as well, after the next change. */
     assert_int_equal(pwrite(wfd, "abc", 3, 40), 3);
     ioh_coalesce_invalidate_all();
-    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 5, 39, &err), 5);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 5, 39, &err), 5);
     const unsigned char want[5] = {g_data[39], 'a', 'b', 'c', g_data[43]};
     assert_memory_equal(buf, want, 5);
     /* Truncation (in this process: invalidated) ends the file where it now
@@ -295,7 +300,7 @@ static void invalidation_generation(void **state)
     assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 100, &err, &at), 15);
     assert_int_equal(at, 35);
     assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 100, &err, &at), 0);
-    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 100, 60, &err), 0);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 100, 60, &err), 0);
     ioh_coalesce_free(cb);
     close(fd);
     close(wfd);
@@ -313,6 +318,7 @@ static void busy_block_reads_directly(void **state)
     struct ioh_ofd o;
     ofd_init(&o);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    atomic_store(&o.cb, cb);                  /* as engine.c does */
     unsigned char buf[1000];
     ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err;
@@ -327,7 +333,7 @@ static void busy_block_reads_directly(void **state)
         assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 1000, &err, &at), 1000);
         assert_memory_equal(buf, g_data + at, 1000);
     }
-    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 1000, 10, &err), 1000);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 1000, 10, &err), 1000);
     assert_memory_equal(buf, g_data + 10, 1000);
     ioh_coalesce_stats(&s1);
     assert_int_equal(s1.refills, s0.refills);
@@ -350,6 +356,7 @@ static void errors(void **state)
     ofd_init(&o);
     atomic_store(&o.offset, 5);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    atomic_store(&o.cb, cb);                  /* as engine.c does */
     char buf[10];
     ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err = 0;
@@ -360,7 +367,7 @@ static void errors(void **state)
     assert_int_equal(err, EBADF);
     assert_int_equal(atomic_load(&o.offset), 5);
     err = 0;
-    assert_int_equal(ioh_coalesce_pread(cb, fd, buf, 10, 0, &err), -1);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 10, 0, &err), -1);
     assert_int_equal(err, EBADF);
     /* A directory: EISDIR, as read(2) says. */
     int dfd = open("/tmp", O_RDONLY | O_DIRECTORY);
@@ -385,14 +392,28 @@ static void pooled_blocks_start_empty(void **state)
     ofd_init(&oa);
     ofd_init(&ob);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    atomic_store(&oa.cb, cb);
     char buf[100];
     ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err;
     int64_t at;
     assert_int_equal(ioh_coalesce_read(cb, fa, &oa, buf, 100, &err, &at), 100);
+    atomic_store(&oa.cb, NULL);                 /* fa closed (engine.c) */
     ioh_coalesce_free(cb);
     struct ioh_coalesce *cb2 = ioh_coalesce_new(BLOCK);
+    assert_ptr_equal(cb2, cb);                  /* reused */
+    atomic_store(&ob.cb, cb2);
     assert_int_equal(ioh_coalesce_copy(cb2, 0, buf, 10), 0);
+    /* A late reader of the closed file still holding the block reads
+     * directly: it never fills fb's block with fa's bytes. */
+    struct ioh_coalesce_stats s0, s1;
+    ioh_coalesce_stats(&s0);
+    assert_int_equal(ioh_coalesce_pread(cb, fa, &oa, buf, 100, 1000, &err), 100);
+    assert_memory_equal(buf, g_data + 1000, 100);
+    ioh_coalesce_stats(&s1);
+    assert_int_equal(s1.refills, s0.refills);
+    assert_int_equal(s1.direct - s0.direct, 1);
+    assert_int_equal(ioh_coalesce_copy(cb2, 1000, buf, 10), 0);
     assert_int_equal(ioh_coalesce_read(cb2, fb, &ob, buf, 100, &err, &at), 100);
     for (int i = 0; i < 100; i++)
         assert_int_equal(buf[i], 'o');
@@ -412,6 +433,7 @@ static void unproven_buffers_go_to_the_kernel(void **state)
     struct ioh_ofd o;
     ofd_init(&o);
     struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    atomic_store(&o.cb, cb);                  /* as engine.c does */
     char *a = malloc(1000), *b = malloc(1000);
     int err;
     int64_t at;
@@ -428,7 +450,7 @@ static void unproven_buffers_go_to_the_kernel(void **state)
     assert_int_equal(ioh_coalesce_read(cb, fd, &o, ro, 10, &err, &at), -1);
     assert_int_equal(err, EFAULT);
     err = 0;
-    assert_int_equal(ioh_coalesce_pread(cb, fd, ro, 10, 50, &err), -1);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, ro, 10, 50, &err), -1);
     assert_int_equal(err, EFAULT);
     assert_int_equal(atomic_load(&o.offset), 100);
     /* A new buffer: the first read goes to the kernel (direct), the next
@@ -553,6 +575,7 @@ static void two_threads_claim_disjoint_ranges(void **state)
         ofd_init(&o);
         /* A small block: many refills, so the threads collide often. */
         struct ioh_coalesce *cb = ioh_coalesce_new(4096 * (1 + round % 4));
+        atomic_store(&o.cb, cb);                  /* as engine.c does */
         assert_non_null(cb);
         struct reader rd[2] = {
             {fd, &o, cb, 1u + (unsigned)round, NULL, 0, 0, 0, &start, data, size},
