@@ -110,9 +110,6 @@ static void ofd_release(struct ioh_ofd *o)
         return;
     if (g_fd.release_hook)
         g_fd.release_hook(o);
-    if (o->path && o->path != o->path_inline)
-        ioh_raw2(SYS_munmap, o->path, 4096);
-    o->path = NULL;
     o->next_free = g_fd.free_list;
     g_fd.free_list = o;
 }
@@ -183,16 +180,17 @@ int ioh_fd_probe(int fd, struct ioh_ofd *o)
 static void read_path(int fd, struct ioh_ofd *o)
 {
     char link[40];
-    char buf[4096];
+    char buf[IOH_OFD_PATH_MAX + 1];
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
     long n = ioh_raw4(SYS_readlinkat, AT_FDCWD, link, buf, sizeof buf - 1);
     if (n < 0)
         n = 0;
     o->path = o->path_inline;
     if ((size_t)n >= sizeof o->path_inline) {
-        char *p = ioh_map_anon(4096);
-        if (p)
-            o->path = p;
+        if (!o->path_page)
+            o->path_page = ioh_map_anon(IOH_OFD_PATH_MAX + 1);
+        if (o->path_page)
+            o->path = o->path_page;
         else
             n = sizeof o->path_inline - 1;
     }
@@ -207,9 +205,9 @@ static struct ioh_ofd *ofd_new(int fd, uint32_t extra)
     struct ioh_ofd *o = ofd_alloc();
     if (!o)
         return NULL;
-    struct ioh_ofd *keep_next = NULL;
+    char *path_page = o->path_page;   /* kept from an earlier file */
     memset(o, 0, sizeof *o);
-    o->next_free = keep_next;
+    o->path_page = path_page;
     if (ioh_fd_probe(fd, o) < 0) {
         o->next_free = g_fd.free_list;
         g_fd.free_list = o;

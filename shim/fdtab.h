@@ -15,9 +15,10 @@
  * Concurrency. Lookups are lock-free (atomic loads), so reads in any thread or
  * signal handler never block. Mutations (open, close, dup) take one spinlock
  * with an owner check: a signal handler that interrupts its own thread inside
- * the lock gets "unknown" instead of deadlocking. Ofd memory is pooled and
- * never returned to the system, so a racing close can make one event carry a
- * stale file id, never a crash. Tables grow lazily, 1024 fds at a time; fds
+ * the lock gets "unknown" instead of deadlocking. Ofd memory (long paths
+ * included) is pooled and never returned to the system, so a racing close
+ * can make one event carry a stale file id or path, never a crash: code that
+ * may race reads each field once. Tables grow lazily, 1024 fds at a time; fds
  * beyond 1M are passed through untracked.
  *
  * Fork: ioh_fdtab_atfork_* keep the lock consistent and mark every ofd shared.
@@ -42,6 +43,7 @@ struct ioh_coalesce;
 #define IOH_OFD_SPECIALFS 0x80u  /* procfs, sysfs, ...: generated per read */
 
 #define IOH_OFD_PATH_INLINE 232
+#define IOH_OFD_PATH_MAX    4095   /* longer paths are cut (a page, with its NUL) */
 
 struct ioh_ofd {
     _Atomic uint32_t refs;         /* fd entries pointing here; guarded by the lock */
@@ -65,7 +67,9 @@ struct ioh_ofd {
     _Atomic int64_t fast_end;      /* where the last read served by the read()
                                       fast lane ended (policies/coalesce.h):
                                       the reads the policies did not see */
-    char *path;                    /* path_inline or an mmap'd long path */
+    char *path;                    /* path_inline or path_page */
+    char *path_page;               /* a page for a long path, kept when the
+                                      ofd is reused (never unmapped) */
     char path_inline[IOH_OFD_PATH_INLINE];
 };
 

@@ -411,7 +411,15 @@ void ioh_trace_announce(struct ioh_ofd *o, uint64_t t)
     uint32_t seen = atomic_load_explicit(&o->announced, memory_order_relaxed);
     if (seen == gen || !atomic_compare_exchange_strong(&o->announced, &seen, gen))
         return;
-    size_t size = (sizeof(struct ioh_rec_path) + o->path_len + 7) & ~(size_t)7;
+    /* Read once: a racing close may hand o to another file meanwhile (the
+     * record then names either, fdtab.h), never to a length past the path. */
+    const char *path = o->path;
+    size_t len = o->path_len;
+    if (!path)
+        len = 0;
+    else if (len > IOH_OFD_PATH_MAX)
+        len = IOH_OFD_PATH_MAX;
+    size_t size = (sizeof(struct ioh_rec_path) + len + 7) & ~(size_t)7;
     struct ioh_rec_path *r = ioh_trace_reserve(size);
     if (!r)
         return;
@@ -428,10 +436,10 @@ void ioh_trace_announce(struct ioh_ofd *o, uint64_t t)
                ((f & IOH_OFD_INHERITED) ? IOH_PATH_INHERITED : 0) |
                ((f & IOH_OFD_STDIO) ? IOH_PATH_STDIO : 0);
     r->open_flags = o->open_flags;
-    r->path_len = o->path_len;
+    r->path_len = (uint32_t)len;
     char *dst = (char *)(r + 1);
-    memcpy(dst, o->path ? o->path : "", o->path_len);
-    memset(dst + o->path_len, 0, size - sizeof *r - o->path_len);
+    memcpy(dst, path ? path : "", len);
+    memset(dst + len, 0, size - sizeof *r - len);
     ioh_trace_commit(r, size);
 }
 
