@@ -45,6 +45,9 @@ LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
 cmp -s "$T/stream.want" "$T/stream.out" || { show "$T/stream.out"; fail "stream under auto: output differs"; }
 ! grep -Eq 'coalesce: [0-9]+ reads, [1-9][0-9]* served' "$T/stream.stats" ||
     { show "$T/stream.stats"; fail "stream: auto coalesced 8 KiB reads"; }
+# ... because it decided not to, not because it never decided.
+grep -Eq 'auto decisions [1-9]' "$T/stream.stats" ||
+    { show "$T/stream.stats"; fail "stream: auto took no decision on a sequential stream"; }
 CASES=$((CASES + 4))
 
 slowfs_available || skip "no slowfs, /dev/fuse or fusermount3"
