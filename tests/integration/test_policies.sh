@@ -9,10 +9,10 @@
 # of every case runs under that policy), then a stress: the 4-thread shared-fd
 # reader 100 times, two at a time.
 #
-# KNOWN BUG (policy 'auto', found with this test): 4 threads read()ing one
-# private descriptor sometimes get duplicated or missing bytes (about 3% of
-# runs under load: "missing=0 duplicated=1568") - the program sees wrong
-# data. Not in the shim's wrappers: in the coalescing path (policies/).
+# The stress found a race once (policy 'auto': 4 threads read()ing one
+# private descriptor got duplicated or missing bytes in about 3% of runs, in
+# the coalescing path); fixed since (exact offsets under threads, sync points
+# that wait for lazy reads in flight), and every run must now be exact.
 source "$(dirname "$0")/lib.sh"
 
 policy=${1:?usage: test_policies.sh POLICY}
