@@ -70,10 +70,27 @@ struct ioh_coalesce *ioh_coalesce_new(uint64_t block)
         cb->cap = (uint32_t)block;
     }
     atomic_store(&cb->len, 0);
+    atomic_store(&cb->dead, 0);
+    /* Even to even: a copy that began under its last owner fails. */
+    atomic_fetch_add_explicit(&cb->seq, 2, memory_order_acq_rel);
     cb->next_free = NULL;
-    /* A pooled block comes with its refill lock held (ioh_coalesce_free). */
+    /* A pooled block comes with its refill lock held (pool_put). */
     ioh_spin_unlock(&cb->owner);
     return cb;
+}
+
+/* Put cb, whose refill lock we hold, in the pool; the lock stays held while
+ * it is there, so that no late reader of its closed file can refill it
+ * under its next owner. */
+static void pool_put(struct ioh_coalesce *cb)
+{
+    if (pool_lock()) {
+        cb->next_free = g.free_list;
+        g.free_list = cb;
+        ioh_spin_unlock(&g.pool_owner);
+    }
+    /* If the pool lock could not be had (a handler interrupted its holder
+     * on this thread), the block is leaked: one block, once. */
 }
 
 void ioh_coalesce_free(struct ioh_coalesce *cb)
@@ -83,23 +100,33 @@ void ioh_coalesce_free(struct ioh_coalesce *cb)
     atomic_store(&cb->len, 0);
     atomic_fetch_sub(&g.mem_used, cb->cap);
     /* A thread that took the block before its file was closed may be
-     * refilling it (or a handler interrupted us doing so): the block is left
-     * to it and never reused, rather than waited for. Taken, the refill
-     * lock stays held while the block is pooled, so that no late reader of
-     * the closed file can refill it under its next owner. */
-    if (!ioh_spin_trylock(&cb->owner))
-        return;
-    if (pool_lock()) {
-        cb->next_free = g.free_list;
-        g.free_list = cb;
-        ioh_spin_unlock(&g.pool_owner);
+     * refilling it (or a handler interrupted us doing so): then it pools
+     * the block when it lets go (block_unlock), rather than us waiting. */
+    atomic_store(&cb->dead, 1);
+    if (ioh_spin_trylock(&cb->owner))
+        pool_put(cb);
+}
+
+/* Let go of the refill lock; if the block was freed meanwhile, pool it.
+ * Exactly one of us and ioh_coalesce_free gets the lock after `dead` is
+ * set (the fence keeps our load of `dead` after our unlock, as the closer's
+ * store of `dead` comes before its try). */
+static void block_unlock(struct ioh_coalesce *cb)
+{
+    ioh_spin_unlock(&cb->owner);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load(&cb->dead) && ioh_spin_trylock(&cb->owner)) {
+        if (atomic_load(&cb->dead))
+            pool_put(cb);
+        else
+            ioh_spin_unlock(&cb->owner);   /* reused meanwhile: live again */
     }
-    /* If the pool lock could not be had, the block is simply leaked. */
 }
 
 /* Refill the block at `at`. Returns bytes now held (0 at EOF), -errno, or
- * -EBUSY if someone else is refilling. */
-static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, int64_t at)
+ * -EBUSY if someone else is refilling or what fd reads may not be o's file. */
+static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t mark,
+                         int64_t at)
 {
     if (!ioh_spin_trylock(&cb->owner))
         return -EBUSY;
@@ -107,7 +134,7 @@ static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, int
      * file's: fill it with what fd reads now and that file's readers would
      * get our bytes. */
     if (atomic_load_explicit(&o->cb, memory_order_acquire) != cb) {
-        ioh_spin_unlock(&cb->owner);
+        block_unlock(cb);
         return -EBUSY;
     }
     uint32_t gen = atomic_load(&ioh__coalesce_gen);
@@ -116,11 +143,16 @@ static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, int
     do
         r = ioh_raw_pread(fd, cb->data, cb->cap, at);
     while (r == -EINTR);
+    /* Another thread closed or dup2'd over fd meanwhile: these may be
+     * another file's bytes, which o's other descriptors must never get. */
+    int kept = ioh_fd_rebind_same(fd, mark);
     atomic_store_explicit(&cb->off, at, memory_order_relaxed);
-    atomic_store_explicit(&cb->len, r > 0 ? (uint32_t)r : 0, memory_order_relaxed);
+    atomic_store_explicit(&cb->len, kept && r > 0 ? (uint32_t)r : 0, memory_order_relaxed);
     atomic_store_explicit(&cb->gen, gen, memory_order_relaxed);
     atomic_fetch_add_explicit(&cb->seq, 1, memory_order_release);      /* even */
-    ioh_spin_unlock(&cb->owner);
+    block_unlock(cb);
+    if (!kept)
+        return -EBUSY;
     bump(&g.refills, 1);
     ioh_shim_record_action(fd, ioh_fd_lookup(fd), IOH_PACT_REFILL, at, cb->cap, r);
     if (r > 0)
@@ -141,8 +173,8 @@ static long direct(int fd, char *dst, size_t n, int64_t at)
     return r;
 }
 
-static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, char *dst, size_t n,
-                   int64_t at, int *refilled)
+static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t mark, char *dst,
+                   size_t n, int64_t at, int *refilled)
 {
     size_t got = 0;
     if (!ioh_coalesce_buf_ok(dst, n)) {
@@ -153,37 +185,49 @@ static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, char *dst
             ioh_coalesce_buf_seen(dst, n);
         return r;
     }
+    int copied = 0;
+    long last = 0;                  /* what ended the loop early: 0 (EOF) or -errno */
     while (got < n) {
-        size_t k = ioh_coalesce_copy(cb, at + (int64_t)got, dst + got, n - got);
+        size_t k = ioh_coalesce_copy(cb, o, at + (int64_t)got, dst + got, n - got);
         if (k) {
             got += k;
+            copied = 1;
             continue;
         }
         /* Big enough to go straight to the kernel, or someone else is
          * refilling: read directly. */
-        long r = n - got >= cb->cap ? -EBUSY : block_refill(cb, fd, o, at + (int64_t)got);
+        long r = n - got >= cb->cap ? -EBUSY : block_refill(cb, fd, o, mark, at + (int64_t)got);
         if (r == -EBUSY) {
             r = direct(fd, dst + got, n - got, at + (int64_t)got);
-            if (r <= 0)
-                return got ? (long)got : r;
+            if (r <= 0) {
+                last = r;
+                break;
+            }
             got += (size_t)r;
             continue;
         }
         *refilled = 1;
-        if (r <= 0)
-            return got ? (long)got : r;     /* EOF or error */
+        if (r <= 0) {
+            last = r;                 /* EOF or error */
+            break;
+        }
     }
-    return (long)got;
+    /* What was copied is o's, but fd was rebound meanwhile: o may have been
+     * closed and its block given to another file. Let the kernel answer. */
+    if (copied && !ioh_fd_rebind_same(fd, mark))
+        return direct(fd, dst, n, at);
+    return got ? (long)got : last;
 }
 
-ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, void *buf,
-                          size_t n, int *err, int64_t *at)
+ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t mark,
+                          void *buf, size_t n, int *err, int64_t *at)
 {
     bump(&g.calls, 1);
     /* Fast path: the whole request is in the block. */
     int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
     if (__builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed), 1) &&
-        ioh_coalesce_buf_ok(buf, n) && ioh_coalesce_copy(cb, pos, buf, n) == n) {
+        ioh_coalesce_buf_ok(buf, n) && ioh_coalesce_copy(cb, o, pos, buf, n) == n &&
+        ioh_fd_rebind_same(fd, mark)) {
         int64_t expected = pos;
         if (ioh_ofd_claim(o, &expected, pos + (int64_t)n)) {
             *at = pos;
@@ -196,7 +240,7 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, vo
     for (;;) {
         pos = atomic_load_explicit(&o->offset, memory_order_acquire);
         int refilled = 0;
-        long r = gather(cb, fd, o, buf, n, pos, &refilled);
+        long r = gather(cb, fd, o, mark, buf, n, pos, &refilled);
         if (r < 0) {
             *err = (int)-r;
             *at = pos;
@@ -215,12 +259,12 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, vo
     }
 }
 
-ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, void *buf,
-                           size_t n, int64_t off, int *err)
+ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t mark,
+                           void *buf, size_t n, int64_t off, int *err)
 {
     bump(&g.calls, 1);
     int refilled = 0;
-    long r = gather(cb, fd, o, buf, n, off, &refilled);
+    long r = gather(cb, fd, o, mark, buf, n, off, &refilled);
     if (r < 0) {
         *err = (int)-r;
         return -1;

@@ -40,6 +40,8 @@ struct ioh_coalesce {
     _Atomic int64_t off;           /* file offset of data[0] */
     _Atomic uint32_t len;          /* valid bytes in data */
     _Atomic uint32_t gen;          /* invalidation generation at the fill */
+    _Atomic uint32_t dead;         /* freed while a refill held it: whoever
+                                      unlocks it pools it (ioh_coalesce_free) */
     uint32_t cap;                  /* block size */
     char *data;
     struct ioh_coalesce *next_free;
@@ -49,9 +51,12 @@ struct ioh_coalesce {
  * generation holds nothing. */
 extern _Atomic uint32_t ioh__coalesce_gen;
 
-/* Copy what the block holds at `at`, up to n bytes; 0 if it does not hold it
- * (or changed while we copied: the sequence counter moved). */
-static inline size_t ioh_coalesce_copy(struct ioh_coalesce *cb, int64_t at, char *dst, size_t n)
+/* Copy what o's block cb holds at `at`, up to n bytes; 0 if it does not hold
+ * it, or changed while we copied (the sequence counter moved: a refill, or
+ * the block freed and handed out again, see ioh_coalesce_new), or is no
+ * longer o's (a racing close gave it to another file). */
+static inline size_t ioh_coalesce_copy(struct ioh_coalesce *cb, const struct ioh_ofd *o, int64_t at,
+                                       char *dst, size_t n)
 {
     uint32_t s1 = atomic_load_explicit(&cb->seq, memory_order_acquire);
     if (s1 & 1)
@@ -68,7 +73,8 @@ static inline size_t ioh_coalesce_copy(struct ioh_coalesce *cb, int64_t at, char
         k = n;
     memcpy(dst, cb->data + (at - off), k);
     atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&cb->seq, memory_order_relaxed) != s1)
+    if (atomic_load_explicit(&o->cb, memory_order_relaxed) != cb ||
+        atomic_load_explicit(&cb->seq, memory_order_acquire) != s1)
         return 0;
     return k;
 }
@@ -93,14 +99,14 @@ static inline void ioh_coalesce_buf_seen(const void *buf, size_t n)
 /* The common case of ioh_coalesce_read, inline for the read() wrapper: the
  * whole request is in the block and nobody moved the offset meanwhile.
  * Returns n, or -1 when the full path must run (nothing was consumed). */
-static inline ssize_t ioh_coalesce_read_fast(struct ioh_coalesce *cb, struct ioh_ofd *o,
-                                             void *buf, size_t n)
+static inline ssize_t ioh_coalesce_read_fast(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o,
+                                             uint64_t mark, void *buf, size_t n)
 {
     if (!ioh_coalesce_buf_ok(buf, n))
         return -1;
     int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
     if (!atomic_load_explicit(&o->lagging, memory_order_relaxed) ||
-        ioh_coalesce_copy(cb, pos, buf, n) != n)
+        ioh_coalesce_copy(cb, o, pos, buf, n) != n || !ioh_fd_rebind_same(fd, mark))
         return -1;
     int64_t expected = pos;
     if (!ioh_ofd_claim(o, &expected, pos + (int64_t)n))
@@ -137,14 +143,15 @@ static inline int ioh_cas_local(_Atomic int64_t *p, int64_t expected, int64_t de
     return ok;
 }
 
-static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, struct ioh_ofd *o,
-                                                void *buf, size_t n)
+static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, int fd,
+                                                struct ioh_ofd *o, uint64_t mark, void *buf,
+                                                size_t n)
 {
     if (!ioh_ofd_lazy(o) || !ioh_coalesce_buf_ok(buf, n))
         return -1;
     int64_t pos = atomic_load_explicit(&o->offset, memory_order_relaxed);
     if (!atomic_load_explicit(&o->lagging, memory_order_relaxed) ||
-        ioh_coalesce_copy(cb, pos, buf, n) != n ||
+        ioh_coalesce_copy(cb, o, pos, buf, n) != n || !ioh_fd_rebind_same(fd, mark) ||
         !ioh_cas_local(&o->offset, pos, pos + (int64_t)n))
         return -1;
     if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
@@ -158,10 +165,11 @@ static inline int ioh_coalesce_single_thread(void)
     return 0;
 }
 
-static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, struct ioh_ofd *o,
-                                                void *buf, size_t n)
+static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, int fd,
+                                                struct ioh_ofd *o, uint64_t mark, void *buf,
+                                                size_t n)
 {
-    (void)cb, (void)o, (void)buf, (void)n;
+    (void)cb, (void)fd, (void)o, (void)mark, (void)buf, (void)n;
     return -1;
 }
 #endif
@@ -174,12 +182,14 @@ void ioh_coalesce_free(struct ioh_coalesce *cb);
 
 /* read() through the logical offset of a private description. Returns bytes
  * or -1 with *err. Sets o->lagging. *at gets the offset served from. */
-ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, void *buf,
-                          size_t n, int *err, int64_t *at);
+ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t mark,
+                          void *buf, size_t n, int *err, int64_t *at);
 
-/* pread() at an explicit offset. */
-ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, void *buf,
-                           size_t n, int64_t off, int *err);
+/* pread() at an explicit offset. `mark` is ioh_fd_rebind_mark(fd), taken
+ * before o was looked up: what fd reads goes into the block, and what the
+ * block holds is served, only while fd still refers to o (fdtab.h). */
+ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t mark,
+                           void *buf, size_t n, int64_t off, int *err);
 
 
 /* Empty every block (writes, truncates, locks). */

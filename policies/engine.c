@@ -61,6 +61,8 @@
 struct ioh_pol_file {
     _Alignas(64) _Atomic uint32_t owner; /* try-lock for everything below; held
                                             while the state is free (pf_release) */
+    _Atomic uint32_t dead;         /* released while an observer held it: the
+                                      observer retires it (pf_unlock) */
     struct ioh_actions act;        /* what is in force now */
     int is_auto;
     struct ioh_cls_state *cls;     /* auto: the online classifier */
@@ -143,6 +145,30 @@ static void pf_release(struct ioh_pol_file *pf)
     ioh_spin_unlock(&g.pool_owner);
 }
 
+/* Free a released state's block and pool the state; its lock is held. */
+static void pf_retire(struct ioh_pol_file *pf)
+{
+    struct ioh_coalesce *cb = atomic_exchange(&pf->cb, NULL);
+    if (cb)
+        ioh_coalesce_free(cb);
+    pf_release(pf);               /* with its classifier memory, for reuse */
+}
+
+/* An observer lets go; if the file was released meanwhile, the state is
+ * retired here. Exactly one of us and ioh_pol_released gets the lock once
+ * `dead` is set (the fence orders our unlock before our load of `dead`). */
+static void pf_unlock(struct ioh_pol_file *pf)
+{
+    ioh_spin_unlock(&pf->owner);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load(&pf->dead) && ioh_spin_trylock(&pf->owner)) {
+        if (atomic_load(&pf->dead))
+            pf_retire(pf);
+        else
+            ioh_spin_unlock(&pf->owner);   /* reused meanwhile */
+    }
+}
+
 /* sysinfo, not /proc/meminfo: the kernel builds all of meminfo's text on
  * every read (tens of microseconds, measured), in every process. */
 static uint64_t mem_total(void)
@@ -194,7 +220,7 @@ static int hint_of(uint32_t flags)
 
 static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o)
 {
-    if (atomic_load(&pf->cb))
+    if (atomic_load(&pf->cb) || atomic_load(&pf->dead))
         return;
     struct ioh_coalesce *cb = ioh_coalesce_new(pf->act.coalesce_block);
     if (cb) {
@@ -204,6 +230,13 @@ static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o)
             return;
         }
         atomic_store_explicit(&o->cb, cb, memory_order_release);
+        /* The file was released while we decided (o may be another file's
+         * now): take the block back; pf_retire frees it. A reader that
+         * took it meanwhile gets nothing from it (ioh_coalesce_copy). */
+        if (atomic_load(&pf->dead)) {
+            struct ioh_coalesce *mine = cb;
+            atomic_compare_exchange_strong(&o->cb, &mine, NULL);
+        }
     }
 }
 
@@ -226,6 +259,7 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     struct ioh_cls_state *cls_mem = pf->cls_mem;   /* kept from an earlier file */
     memset(&pf->act, 0, sizeof *pf - offsetof(struct ioh_pol_file, act));
     pf->cls_mem = cls_mem;
+    atomic_store(&pf->dead, 0);
     pf->act = *a;
     pf->app_hint = pf->our_hint = -1;
     pf->size = o->size;
@@ -266,16 +300,14 @@ void ioh_pol_released(struct ioh_ofd *o)
     struct ioh_pol_file *pf = atomic_exchange(&o->pol, NULL);
     if (!pf)
         return;
-    struct ioh_coalesce *cb = atomic_exchange(&pf->cb, NULL);
-    if (cb)
-        ioh_coalesce_free(cb);
     /* Another thread may be observing a read of this file right now (or a
-     * handler interrupted us doing so, or a thread gone with a fork held it):
-     * then the state is left to it, never reused, rather than waited for.
-     * Taken, the lock stays held while the state is free. */
-    if (!ioh_spin_trylock(&pf->owner))
-        return;
-    pf_release(pf);               /* with its classifier memory, for reuse */
+     * handler interrupted us doing so): then it retires the state when it
+     * lets go (pf_unlock), rather than us waiting. Taken, the lock stays
+     * held while the state is free. (A thread gone with a fork while it
+     * held it never lets go: that state is lost, once.) */
+    atomic_store(&pf->dead, 1);
+    if (ioh_spin_trylock(&pf->owner))
+        pf_retire(pf);
 }
 
 /* ------------------------------------------------------------------ */
@@ -595,7 +627,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
         return;
     /* Released (and maybe handed to another file) since we loaded it. */
     if (atomic_load_explicit(&o->pol, memory_order_relaxed) != pf) {
-        ioh_spin_unlock(&pf->owner);
+        pf_unlock(pf);
         return;
     }
     if (ret > 0 && off >= 0) {
@@ -661,7 +693,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
         if (a & IOH_ACT_NOREUSE)
             drop_behind(fd, o, pf, off);
     }
-    ioh_spin_unlock(&pf->owner);
+    pf_unlock(pf);
 }
 
 /* ------------------------------------------------------------------ */

@@ -300,6 +300,30 @@ void ioh_fd_closed_range(unsigned lo, unsigned hi)
     fd_unlock();
 }
 
+void ioh_fd_rebind_range(unsigned lo, unsigned hi, struct ioh_fd_pageset *pages, int end)
+{
+    if (lo >= FD_PAGES * FD_PAGE_SIZE)
+        return;
+    if (hi >= FD_PAGES * FD_PAGE_SIZE)
+        hi = FD_PAGES * FD_PAGE_SIZE - 1;
+    /* Every entry of the pages that exist, known or not: an open in another
+     * thread may give a number in the range a description at any time. The
+     * end touches the pages the begin touched (a page created in between
+     * starts at 0). */
+    for (unsigned pi = lo >> FD_PAGE_BITS; pi <= hi >> FD_PAGE_BITS; pi++) {
+        struct ioh_fdent *page = atomic_load(&ioh__fd_pages[pi]);
+        uint64_t bit = 1ull << (pi % 64);
+        if (end ? !(pages->bits[pi / 64] & bit) : !page)
+            continue;
+        if (!end)
+            pages->bits[pi / 64] |= bit;
+        unsigned first = pi == lo >> FD_PAGE_BITS ? lo & (FD_PAGE_SIZE - 1) : 0;
+        unsigned last = pi == hi >> FD_PAGE_BITS ? hi & (FD_PAGE_SIZE - 1) : FD_PAGE_SIZE - 1;
+        for (unsigned i = first; i <= last; i++)
+            atomic_fetch_add(&page[i].rebind, end ? (1u << 16) - 1 : (1u << 16) + 1);
+    }
+}
+
 void ioh_fd_duped(int oldfd, int newfd)
 {
     if (oldfd == newfd)

@@ -80,6 +80,7 @@ struct ioh_fdent {
     _Atomic(struct ioh_ofd *) ofd;
     _Atomic(FILE *) stream;
     _Atomic int64_t stream_end;
+    _Atomic uint64_t rebind;       /* see ioh_fd_rebind_begin */
 };
 
 void ioh_fdtab_init(void);
@@ -110,6 +111,62 @@ static inline struct ioh_ofd *ioh_fd_lookup(int fd)
 {
     struct ioh_fdent *e = ioh_fd_entry(fd, 0);
     return e ? atomic_load_explicit(&e->ofd, memory_order_acquire) : NULL;
+}
+
+/* Rebinding. Another thread can close or dup2 over a number while a read
+ * through it is in our wrapper: the read looked up one description and its
+ * system call may reach another file. Whatever the read then puts in shared
+ * state (a block of the description it looked up, a claim on its offset)
+ * would carry the other file's bytes to that description's other readers.
+ * So the wrappers that take a number away from its description (close, dup2,
+ * dup3, close_range, fclose...) bracket the system call with
+ * ioh_fd_rebind_begin/end, and a read keeps what it did only if the number
+ * was not rebound meanwhile: it takes ioh_fd_rebind_mark before looking the
+ * number up and checks ioh_fd_rebind_same after its system call or copy.
+ * Bits 0-15 of `rebind` count the rebinds in progress (a read that starts
+ * during one keeps nothing), the bits above count rebinds begun and ended,
+ * so any rebind that overlaps the read changes the value. */
+#define IOH_FD_REBIND_BUSY 0xffffu
+#define IOH_FD_REBIND_NONE UINT64_MAX     /* a mark that never matches */
+
+static inline struct ioh_fdent *ioh_fd_rebind_begin(int fd)
+{
+    struct ioh_fdent *e = ioh_fd_entry(fd, 0);
+    if (e)
+        atomic_fetch_add(&e->rebind, (1u << 16) + 1);
+    return e;
+}
+
+static inline void ioh_fd_rebind_end(struct ioh_fdent *e)
+{
+    if (e)
+        atomic_fetch_add(&e->rebind, (1u << 16) - 1);
+}
+
+/* The same for every number in [lo, hi] (close_range): begin (end 0) with
+ * a zeroed pageset, end (end 1) with the same one. */
+struct ioh_fd_pageset {
+    uint64_t bits[IOH_FD_PAGES / 64];
+};
+void ioh_fd_rebind_range(unsigned lo, unsigned hi, struct ioh_fd_pageset *pages, int end);
+
+static inline uint64_t ioh_fd_rebind_mark(int fd)
+{
+    struct ioh_fdent *e = ioh_fd_entry(fd, 0);
+    if (!e)
+        return IOH_FD_REBIND_NONE;
+    uint64_t v = atomic_load_explicit(&e->rebind, memory_order_acquire);
+    return (v & IOH_FD_REBIND_BUSY) ? IOH_FD_REBIND_NONE : v;
+}
+
+/* Was fd left alone since `mark` was taken? (After the read's system call,
+ * which orders it; after a copy, the caller's acquire fence does.) */
+static inline int ioh_fd_rebind_same(int fd, uint64_t mark)
+{
+    if (mark == IOH_FD_REBIND_NONE)
+        return 0;
+    struct ioh_fdent *e = ioh_fd_entry(fd, 0);
+    return e && atomic_load_explicit(&e->rebind, memory_order_acquire) == mark;
 }
 
 /* The ofd of fd, discovering an fd the shim never saw opened (inherited, or

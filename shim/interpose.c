@@ -442,6 +442,7 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
     if (!observe())
         return real_read(fd, buf, n);
     struct call c;
+    uint64_t mark = ioh_fd_rebind_mark(fd);      /* before the lookup: fdtab.h */
     struct ioh_ofd *o = ioh_fd_get(fd);
     enter(&c);
     c.flags |= flags;
@@ -450,8 +451,8 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
     int64_t off;
     struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
     if (o && ioh_ofd_lazy_begin(o)) {
-        if (cb && blocks_ok()) {
-            r = ioh_coalesce_read(cb, fd, o, buf, n, &err, &off);
+        if (cb && blocks_ok() && mark != IOH_FD_REBIND_NONE) {
+            r = ioh_coalesce_read(cb, fd, o, mark, buf, n, &err, &off);
             c.flags |= IOH_EV_SERVED;
         } else {
             r = lazy_read(fd, o, buf, n, &err, &off);
@@ -477,6 +478,7 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
     if (!observe())
         return real_pread(fd, buf, n, off);
     struct call c;
+    uint64_t mark = ioh_fd_rebind_mark(fd);      /* before the lookup: fdtab.h */
     struct ioh_ofd *o = ioh_fd_get(fd);
     enter(&c);
     c.flags |= flags;
@@ -484,8 +486,8 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
     int err = 0;                  /* errno is read and set only on failure: the
                                      shim's own work never touches it */
     struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
-    if (cb && off >= 0 && blocks_ok()) {
-        r = ioh_coalesce_pread(cb, fd, o, buf, n, off, &err);
+    if (cb && off >= 0 && blocks_ok() && mark != IOH_FD_REBIND_NONE) {
+        r = ioh_coalesce_pread(cb, fd, o, mark, buf, n, off, &err);
         c.flags |= IOH_EV_SERVED;
         pthread_testcancel();
     } else {
@@ -567,16 +569,18 @@ IOH_EXPORT ssize_t read(int fd, void *buf, size_t n)
      * takes the full path so the policy keeps seeing the stream. */
     struct ioh_ofd *o;
     struct ioh_coalesce *cb;
+    uint64_t mark;
     if (__builtin_expect(!ioh_tls.internal, 1) && !ioh_trace_enabled() && !ioh__lttng_emit &&
         atomic_load_explicit(&ioh_mode, memory_order_relaxed) == IOH_MODE_ACTIVE &&
+        (mark = ioh_fd_rebind_mark(fd)) != IOH_FD_REBIND_NONE &&
         (o = ioh_fd_lookup(fd)) != NULL && blocks_ok() &&
         (cb = atomic_load_explicit(&o->cb, memory_order_acquire)) != NULL &&
         (++ioh_tls.served & 15) != 0) {
         ssize_t r = -1;
         if (ioh_coalesce_single_thread()) {
-            r = ioh_coalesce_read_fast_st(cb, o, buf, n);
+            r = ioh_coalesce_read_fast_st(cb, fd, o, mark, buf, n);
         } else if (ioh_ofd_lazy_begin(o)) {
-            r = ioh_coalesce_read_fast(cb, o, buf, n);
+            r = ioh_coalesce_read_fast(cb, fd, o, mark, buf, n);
             ioh_ofd_lazy_end(o);
         }
         if (r >= 0) {
@@ -879,9 +883,11 @@ static int do_close(int fd, void *caller)
     if (o)
         ioh_trace_announce(o, ioh_trace_ns(c.t0));
     uint32_t file = o ? o->file_id : 0;
+    struct ioh_fdent *rb = ioh_fd_rebind_begin(fd);
     ioh_fd_closed(fd);
     int r = real_close(fd);
     int err = errno;
+    ioh_fd_rebind_end(rb);
     struct ioh_ofd *none = NULL;
     record(IOH_OP_CLOSE, fd, none, -1, 0, result(r, err), file, &c, caller);
     leave();
@@ -897,9 +903,16 @@ IOH_EXPORT int close(int fd)
 static int do_close_range(unsigned lo, unsigned hi, int flags)
 {
     /* CLOSE_RANGE_CLOEXEC closes nothing now. */
-    if (observe() && !(flags & CLOSE_RANGE_CLOEXEC))
-        ioh_fd_closed_range(lo, hi);
-    return ioh_fd_close_range_visible(lo, hi, flags, ioh_real.close_range);
+    if (!observe() || (flags & CLOSE_RANGE_CLOEXEC))
+        return ioh_fd_close_range_visible(lo, hi, flags, ioh_real.close_range);
+    struct ioh_fd_pageset pages = {{0}};
+    ioh_fd_rebind_range(lo, hi, &pages, 0);
+    ioh_fd_closed_range(lo, hi);
+    int r = ioh_fd_close_range_visible(lo, hi, flags, ioh_real.close_range);
+    int err = errno;
+    ioh_fd_rebind_range(lo, hi, &pages, 1);
+    errno = err;
+    return r;
 }
 
 IOH_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
@@ -918,10 +931,12 @@ IOH_EXPORT void closefrom(int lo)
     errno = err;
 }
 
-static int dup_done(int oldfd, int newfd, int err, struct call *c, void *caller)
+static int dup_done(int oldfd, int newfd, int err, struct ioh_fdent *rb, struct call *c,
+                    void *caller)
 {
     if (newfd >= 0)
         ioh_fd_duped(oldfd, newfd);
+    ioh_fd_rebind_end(rb);
     record(IOH_OP_DUP, newfd, newfd >= 0 ? ioh_fd_lookup(newfd) : NULL, -1, 0,
            result(newfd, err), (uint32_t)oldfd, c, caller);
     leave();
@@ -947,6 +962,8 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
     int r;
     if (which != 1 && !ioh_tls.internal)
         ioh_fd_hidden_relocate(newfd);
+    /* dup2/dup3 take newfd from the description it had (see fdtab.h). */
+    struct ioh_fdent *rb = watch && which != 1 ? ioh_fd_rebind_begin(newfd) : NULL;
     if (which == 1)
         r = ioh_real.dup ? ioh_real.dup(oldfd) : (int)raw_result(ioh_raw1(SYS_dup, oldfd));
     else if (which == 2)
@@ -957,7 +974,7 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
                           : (int)raw_result(ioh_raw3(SYS_dup3, oldfd, newfd, flags));
     if (!watch)
         return r;
-    return dup_done(oldfd, r, errno, &c, caller);
+    return dup_done(oldfd, r, errno, rb, &c, caller);
 }
 
 IOH_EXPORT int dup(int oldfd) { return do_dup3(oldfd, -1, 0, 1, CALLER()); }
@@ -999,7 +1016,7 @@ static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg
         errno = err;
         return r;
     }
-    return dup_done(fd, r, err, &c, caller);
+    return dup_done(fd, r, err, NULL, &c, caller);
 }
 
 /* The third argument is an int, a long or a pointer depending on cmd; all of
@@ -1207,7 +1224,7 @@ IOH_EXPORT FILE *popen(const char *cmd, const char *type)
     return stream_opened(f, errno, &c, 1, CALLER());
 }
 
-static void stream_closing(FILE *f, uint16_t op, void *caller);
+static struct ioh_fdent *stream_closing(FILE *f, uint16_t op, void *caller);
 
 IOH_EXPORT int pclose(FILE *f)
 {
@@ -1215,9 +1232,14 @@ IOH_EXPORT int pclose(FILE *f)
         errno = ENOSYS;
         return -1;
     }
-    if (observe())
-        stream_closing(f, IOH_OP_FCLOSE, CALLER());
-    return ioh_real.pclose(f);
+    if (!observe())
+        return ioh_real.pclose(f);
+    struct ioh_fdent *rb = stream_closing(f, IOH_OP_FCLOSE, CALLER());
+    int r = ioh_real.pclose(f);
+    int err = errno;
+    ioh_fd_rebind_end(rb);
+    errno = err;
+    return r;
 }
 
 /* exec: the new image starts a new trace; this one is already on disk (the
@@ -2125,12 +2147,14 @@ IOH_EXPORT FILE *fdopen(int fd, const char *mode)
     return stream_opened(f, errno, &c, 0, CALLER());
 }
 
-/* The descriptor goes away inside libc: forget it first (see do_close). */
-static void stream_closing(FILE *f, uint16_t op, void *caller)
+/* The descriptor goes away inside libc: forget it first (see do_close). The
+ * caller ends the rebind (fdtab.h) once libc has closed it. */
+static struct ioh_fdent *stream_closing(FILE *f, uint16_t op, void *caller)
 {
     int fd = f ? f->_fileno : -1;
     if (fd < 0)
-        return;
+        return NULL;
+    struct ioh_fdent *rb = ioh_fd_rebind_begin(fd);
     struct call c;
     struct ioh_ofd *o = ioh_fd_lookup(fd);
     enter(&c);
@@ -2140,6 +2164,7 @@ static void stream_closing(FILE *f, uint16_t op, void *caller)
     ioh_fd_closed(fd);
     record(op, fd, NULL, -1, 0, 0, file, &c, caller);
     leave();
+    return rb;
 }
 
 static FILE *do_freopen(const char *path, const char *mode, FILE *f,
@@ -2152,12 +2177,14 @@ static FILE *do_freopen(const char *path, const char *mode, FILE *f,
     if (!observe())
         return fn(path, mode, f);
     int e0 = errno;
-    stream_closing(f, IOH_OP_FCLOSE, caller);
+    struct ioh_fdent *rb = stream_closing(f, IOH_OP_FCLOSE, caller);
     struct call c;
     enter(&c);
     errno = e0;
     FILE *r = fn(path, mode, f);
-    return stream_opened(r, errno, &c, path != NULL, caller);
+    int err = errno;
+    ioh_fd_rebind_end(rb);
+    return stream_opened(r, err, &c, path != NULL, caller);
 }
 
 IOH_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
@@ -2180,10 +2207,11 @@ IOH_EXPORT int fclose(FILE *f)
     if (!observe())
         return ioh_real.fclose(f);
     int e0 = errno;
-    stream_closing(f, IOH_OP_FCLOSE, CALLER());
+    struct ioh_fdent *rb = stream_closing(f, IOH_OP_FCLOSE, CALLER());
     errno = e0;
     int r = ioh_real.fclose(f);
     int err = errno;
+    ioh_fd_rebind_end(rb);
     ioh_pol_stream_closed(f);
     errno = err;
     return r;

@@ -42,6 +42,13 @@ static unsigned char byte_at(uint64_t i)
     return (unsigned char)(x >> 56 ^ x >> 13 ^ i);
 }
 
+/* What a wrapper takes before it looks fd up (fdtab.h, "Rebinding"). */
+static uint64_t mark_of(int fd)
+{
+    ioh_fd_entry(fd, 1);
+    return ioh_fd_rebind_mark(fd);
+}
+
 static void write_file(const char *path, const unsigned char *data, size_t n)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -109,7 +116,7 @@ static void full_reads_until_eof(void **state)
         size_t n = sizes[i % (sizeof sizes / sizeof sizes[0])];
         int err = 0;
         int64_t at = -1;
-        ssize_t r = ioh_coalesce_read(cb, fd, &o, buf, n, &err, &at);
+        ssize_t r = ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, n, &err, &at);
         assert_int_equal(at, (int64_t)pos);
         /* Full reads: short only at the end of the file. */
         size_t want = n < FSIZE - pos ? n : FSIZE - pos;
@@ -125,7 +132,7 @@ static void full_reads_until_eof(void **state)
     for (int k = 0; k < 3; k++) {
         int err = 0;
         int64_t at;
-        assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 10, &err, &at), 0);
+        assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 10, &err, &at), 0);
         assert_int_equal(at, FSIZE);
     }
     assert_int_equal(atomic_load(&o.offset), FSIZE);
@@ -158,11 +165,11 @@ static void big_reads_go_direct(void **state)
     ioh_coalesce_stats(&s0);
     int err;
     int64_t at;
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, BLOCK, &err, &at), BLOCK);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, BLOCK, &err, &at), BLOCK);
     assert_memory_equal(buf, g_data, BLOCK);
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 3 * BLOCK, &err, &at), 3 * BLOCK);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 3 * BLOCK, &err, &at), 3 * BLOCK);
     assert_memory_equal(buf, g_data + BLOCK, 3 * BLOCK);
-    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 2 * BLOCK, 17, &err), 2 * BLOCK);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), buf, 2 * BLOCK, 17, &err), 2 * BLOCK);
     assert_memory_equal(buf, g_data + 17, 2 * BLOCK);
     ioh_coalesce_stats(&s1);
     assert_int_equal(s1.refills, s0.refills);
@@ -189,14 +196,14 @@ static void pread_semantics(void **state)
     uint64_t offs[] = {0, 1, BLOCK - 10, BLOCK, 3 * BLOCK + 5, FSIZE - 4999, FSIZE - 3, 77};
     for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
         size_t want = FSIZE - offs[i] < sizeof buf ? FSIZE - offs[i] : sizeof buf;
-        ssize_t r = ioh_coalesce_pread(cb, fd, &o, buf, sizeof buf, (int64_t)offs[i], &err);
+        ssize_t r = ioh_coalesce_pread(cb, fd, &o, mark_of(fd), buf, sizeof buf, (int64_t)offs[i], &err);
         assert_int_equal(r, (ssize_t)want);
         assert_memory_equal(buf, g_data + offs[i], want);
     }
-    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 10, FSIZE, &err), 0);
-    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 10, FSIZE + 100000, &err), 0);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), buf, 10, FSIZE, &err), 0);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), buf, 10, FSIZE + 100000, &err), 0);
     err = 0;
-    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 10, -5, &err), -1);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), buf, 10, -5, &err), -1);
     assert_int_equal(err, EINVAL);
     assert_int_equal(atomic_load(&o.offset), 0);
     assert_int_equal(kernel_offset(fd), 0);
@@ -224,26 +231,26 @@ static void eof_not_cached(void **state)
     int err;
     int64_t at;
     /* The block now holds [0,100), a partial block. */
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 50, &err, &at), 50);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 50, &err, &at), 50);
     assert_memory_equal(buf, g_data, 50);
     /* Append 200 bytes: a read across the old end gets old and new bytes,
      * in full. */
     assert_int_equal(write(wfd, g_data + 100, 200), 200);
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 100, &err, &at), 100);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 100, &err, &at), 100);
     assert_memory_equal(buf, g_data + 50, 100);
     /* To the end, then EOF. */
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 400, &err, &at), 150);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 400, &err, &at), 150);
     assert_memory_equal(buf, g_data + 150, 150);
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 400, &err, &at), 0);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 400, &err, &at), 0);
     /* EOF was not remembered: append again, read again. */
     assert_int_equal(write(wfd, g_data + 300, 33), 33);
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 400, &err, &at), 33);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 400, &err, &at), 33);
     assert_int_equal(at, 300);
     assert_memory_equal(buf, g_data + 300, 33);
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 1, &err, &at), 0);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 1, &err, &at), 0);
     /* pread past the cached tail goes to the kernel too. */
     assert_int_equal(write(wfd, g_data + 333, 7), 7);
-    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 400, 330, &err), 10);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), buf, 400, 330, &err), 10);
     assert_memory_equal(buf, g_data + 330, 10);
     ioh_coalesce_free(cb);
     close(fd);
@@ -269,9 +276,9 @@ static void invalidation_generation(void **state)
     ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err;
     int64_t at;
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 10, &err, &at), 10);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 10, &err, &at), 10);
     /* The block holds [0, BLOCK): a direct copy from it works. */
-    assert_int_equal(ioh_coalesce_copy(cb, 10, (char *)copy, 20), 20);
+    assert_int_equal(ioh_coalesce_copy(cb, &o, 10, (char *)copy, 20), 20);
     assert_memory_equal(copy, g_data + 10, 20);
     /* Another descriptor changes bytes 10..30. Without an invalidation the
      * block would serve the old ones (that is what the shim's write wrappers
@@ -281,8 +288,8 @@ static void invalidation_generation(void **state)
     uint32_t gen0 = atomic_load(&ioh__coalesce_gen);
     ioh_coalesce_invalidate_all();
     assert_int_equal(atomic_load(&ioh__coalesce_gen), gen0 + 1);
-    assert_int_equal(ioh_coalesce_copy(cb, 10, (char *)copy, 20), 0);   /* nothing held */
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 25, &err, &at), 25);
+    assert_int_equal(ioh_coalesce_copy(cb, &o, 10, (char *)copy, 20), 0);   /* nothing held */
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 25, &err, &at), 25);
     assert_int_equal(at, 10);
     for (int i = 0; i < 20; i++)
         assert_int_equal(buf[i], 'Z');
@@ -290,17 +297,17 @@ static void invalidation_generation(void **state)
     /* pread sees it as well, after the next change. */
     assert_int_equal(pwrite(wfd, "abc", 3, 40), 3);
     ioh_coalesce_invalidate_all();
-    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 5, 39, &err), 5);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), buf, 5, 39, &err), 5);
     const unsigned char want[5] = {g_data[39], 'a', 'b', 'c', g_data[43]};
     assert_memory_equal(buf, want, 5);
     /* Truncation (in this process: invalidated) ends the file where it now
      * ends, even inside the block. */
     assert_int_equal(ftruncate(wfd, 50), 0);
     ioh_coalesce_invalidate_all();
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 100, &err, &at), 15);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 100, &err, &at), 15);
     assert_int_equal(at, 35);
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 100, &err, &at), 0);
-    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 100, 60, &err), 0);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 100, &err, &at), 0);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), buf, 100, 60, &err), 0);
     ioh_coalesce_free(cb);
     close(fd);
     close(wfd);
@@ -323,17 +330,17 @@ static void busy_block_reads_directly(void **state)
     ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err;
     int64_t at;
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 100, &err, &at), 100);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 100, &err, &at), 100);
     /* Pretend a refill is under way. */
     atomic_store(&cb->owner, 12345);
     atomic_fetch_add(&cb->seq, 1);
     struct ioh_coalesce_stats s0, s1;
     ioh_coalesce_stats(&s0);
     for (int i = 0; i < 5; i++) {
-        assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 1000, &err, &at), 1000);
+        assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 1000, &err, &at), 1000);
         assert_memory_equal(buf, g_data + at, 1000);
     }
-    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 1000, 10, &err), 1000);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), buf, 1000, 10, &err), 1000);
     assert_memory_equal(buf, g_data + 10, 1000);
     ioh_coalesce_stats(&s1);
     assert_int_equal(s1.refills, s0.refills);
@@ -341,7 +348,7 @@ static void busy_block_reads_directly(void **state)
     assert_int_equal(atomic_load(&o.offset), 5100);
     atomic_fetch_add(&cb->seq, 1);
     atomic_store(&cb->owner, 0);
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 10, &err, &at), 10);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 10, &err, &at), 10);
     assert_memory_equal(buf, g_data + 5100, 10);
     ioh_coalesce_free(cb);
     close(fd);
@@ -363,16 +370,16 @@ static void errors(void **state)
     int64_t at;
     int fd = open(g_path, O_RDONLY);
     close(fd);                                   /* a closed descriptor */
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, buf, 10, &err, &at), -1);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 10, &err, &at), -1);
     assert_int_equal(err, EBADF);
     assert_int_equal(atomic_load(&o.offset), 5);
     err = 0;
-    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, buf, 10, 0, &err), -1);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), buf, 10, 0, &err), -1);
     assert_int_equal(err, EBADF);
     /* A directory: EISDIR, as read(2) says. */
     int dfd = open("/tmp", O_RDONLY | O_DIRECTORY);
     err = 0;
-    assert_int_equal(ioh_coalesce_read(cb, dfd, &o, buf, 10, &err, &at), -1);
+    assert_int_equal(ioh_coalesce_read(cb, dfd, &o, mark_of(dfd), buf, 10, &err, &at), -1);
     assert_int_equal(err, EISDIR);
     close(dfd);
     ioh_coalesce_free(cb);
@@ -397,30 +404,79 @@ static void pooled_blocks_start_empty(void **state)
     ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
     int err;
     int64_t at;
-    assert_int_equal(ioh_coalesce_read(cb, fa, &oa, buf, 100, &err, &at), 100);
+    assert_int_equal(ioh_coalesce_read(cb, fa, &oa, mark_of(fa), buf, 100, &err, &at), 100);
     atomic_store(&oa.cb, NULL);                 /* fa closed (engine.c) */
     ioh_coalesce_free(cb);
     struct ioh_coalesce *cb2 = ioh_coalesce_new(BLOCK);
     assert_ptr_equal(cb2, cb);                  /* reused */
     atomic_store(&ob.cb, cb2);
-    assert_int_equal(ioh_coalesce_copy(cb2, 0, buf, 10), 0);
+    assert_int_equal(ioh_coalesce_copy(cb2, &ob, 0, buf, 10), 0);
     /* A late reader of the closed file still holding the block reads
      * directly: it never fills fb's block with fa's bytes. */
     struct ioh_coalesce_stats s0, s1;
     ioh_coalesce_stats(&s0);
-    assert_int_equal(ioh_coalesce_pread(cb, fa, &oa, buf, 100, 1000, &err), 100);
+    assert_int_equal(ioh_coalesce_pread(cb, fa, &oa, mark_of(fa), buf, 100, 1000, &err), 100);
     assert_memory_equal(buf, g_data + 1000, 100);
     ioh_coalesce_stats(&s1);
     assert_int_equal(s1.refills, s0.refills);
     assert_int_equal(s1.direct - s0.direct, 1);
-    assert_int_equal(ioh_coalesce_copy(cb2, 1000, buf, 10), 0);
-    assert_int_equal(ioh_coalesce_read(cb2, fb, &ob, buf, 100, &err, &at), 100);
+    assert_int_equal(ioh_coalesce_copy(cb2, &ob, 1000, buf, 10), 0);
+    assert_int_equal(ioh_coalesce_read(cb2, fb, &ob, mark_of(fb), buf, 100, &err, &at), 100);
     for (int i = 0; i < 100; i++)
         assert_int_equal(buf[i], 'o');
     ioh_coalesce_free(cb2);
     close(fa);
     close(fb);
     unlink(path);
+}
+
+/* A read through a number another thread closed or dup2'd over while the
+ * read was in the wrapper (fdtab.h, "Rebinding") may have reached another
+ * file: it keeps nothing in the block and serves nothing from it. */
+static void rebound_reads_keep_nothing(void **state)
+{
+    (void)state;
+    int fd = open(g_path, O_RDONLY);
+    struct ioh_ofd o;
+    ofd_init(&o);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    atomic_store(&o.cb, cb);
+    char buf[100];
+    ioh_coalesce_buf_seen(buf, sizeof buf);
+    int err;
+    /* A number being rebound gives no mark: the wrapper leaves blocks alone. */
+    struct ioh_fdent *e = ioh_fd_rebind_begin(fd);
+    assert_non_null(e);
+    assert_true(ioh_fd_rebind_mark(fd) == IOH_FD_REBIND_NONE);
+    ioh_fd_rebind_end(e);
+    assert_true(ioh_fd_rebind_mark(fd) != IOH_FD_REBIND_NONE);
+    /* A rebind after the mark: the refill's bytes are not kept. */
+    uint64_t mark = mark_of(fd);
+    ioh_fd_rebind_end(ioh_fd_rebind_begin(fd));
+    struct ioh_coalesce_stats s0, s1;
+    ioh_coalesce_stats(&s0);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark, buf, 100, 500, &err), 100);
+    assert_memory_equal(buf, g_data + 500, 100);
+    ioh_coalesce_stats(&s1);
+    assert_int_equal(s1.refills, s0.refills);
+    assert_int_equal(s1.direct - s0.direct, 1);
+    assert_int_equal(ioh_coalesce_copy(cb, &o, 500, buf, 10), 0);    /* nothing kept */
+    /* With a fresh mark the block fills; a stale mark then gets nothing
+     * from it: the read goes to the kernel. */
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), buf, 100, 500, &err), 100);
+    assert_int_equal(ioh_coalesce_copy(cb, &o, 500, buf, 10), 10);
+    ioh_coalesce_stats(&s0);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark, buf, 100, 600, &err), 100);
+    assert_memory_equal(buf, g_data + 600, 100);
+    ioh_coalesce_stats(&s1);
+    assert_int_equal(s1.direct - s0.direct, 1);
+    /* The fast lane too. */
+    assert_true(ioh_coalesce_read_fast(cb, fd, &o, mark, buf, 10) == -1);
+    /* A block that is no longer o's serves o nothing. */
+    atomic_store(&o.cb, NULL);
+    assert_int_equal(ioh_coalesce_copy(cb, &o, 500, buf, 10), 0);
+    ioh_coalesce_free(cb);
+    close(fd);
 }
 
 /* A block serves only into a buffer range the kernel already wrote for this
@@ -438,30 +494,30 @@ static void unproven_buffers_go_to_the_kernel(void **state)
     int err;
     int64_t at;
     ioh_coalesce_buf_seen(a, 1000);
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, a, 100, &err, &at), 100);   /* fills */
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), a, 100, &err, &at), 100);   /* fills */
     /* NULL and a read-only page: EFAULT, nothing consumed. */
     err = 0;
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, NULL, 10, &err, &at), -1);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), NULL, 10, &err, &at), -1);
     assert_int_equal(err, EFAULT);
     assert_int_equal(atomic_load(&o.offset), 100);
     char *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     assert_true(ro != MAP_FAILED);
     err = 0;
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, ro, 10, &err, &at), -1);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), ro, 10, &err, &at), -1);
     assert_int_equal(err, EFAULT);
     err = 0;
-    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, ro, 10, 50, &err), -1);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), ro, 10, 50, &err), -1);
     assert_int_equal(err, EFAULT);
     assert_int_equal(atomic_load(&o.offset), 100);
     /* A new buffer: the first read goes to the kernel (direct), the next
      * ones into the same range are served. */
     struct ioh_coalesce_stats s0, s1, s2;
     ioh_coalesce_stats(&s0);
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, b, 50, &err, &at), 50);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), b, 50, &err, &at), 50);
     assert_memory_equal(b, g_data + 100, 50);
     ioh_coalesce_stats(&s1);
     assert_int_equal(s1.direct - s0.direct, 1);
-    assert_int_equal(ioh_coalesce_read(cb, fd, &o, b, 50, &err, &at), 50);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), b, 50, &err, &at), 50);
     assert_memory_equal(b, g_data + 150, 50);
     ioh_coalesce_stats(&s2);
     assert_int_equal(s2.direct, s1.direct);
@@ -525,7 +581,7 @@ static void *reader_thread(void *arg)
         size_t n = v % 8 == 0 ? 1 + v % (BLOCK * 2 - 1) : 1 + v % 3000;
         int err = 0;
         int64_t at = -1;
-        ssize_t got = ioh_coalesce_read(r->cb, r->fd, r->o, buf, n, &err, &at);
+        ssize_t got = ioh_coalesce_read(r->cb, r->fd, r->o, mark_of(r->fd), buf, n, &err, &at);
         if (got < 0) {
             r->bad = 1;
             break;
@@ -628,6 +684,7 @@ int main(void)
         cmocka_unit_test(busy_block_reads_directly),
         cmocka_unit_test(errors),
         cmocka_unit_test(pooled_blocks_start_empty),
+        cmocka_unit_test(rebound_reads_keep_nothing),
         cmocka_unit_test(unproven_buffers_go_to_the_kernel),
         cmocka_unit_test(memory_bound),
         cmocka_unit_test(two_threads_claim_disjoint_ranges),

@@ -1,0 +1,267 @@
+/* rebind.c - threads read a descriptor number while another thread dup2's
+ * other files onto it: a read that looked one description up in the shim
+ * may reach another file with its system call (shim/fdtab.h, "Rebinding").
+ * Each file holds 8-byte little-endian words, the word at offset x being
+ * x ^ TAG, with a different TAG per file, so a byte from the wrong file is
+ * seen. (Found by review: a refill through the rebound number filled file
+ * A's block with C's bytes, and readers of A through another descriptor got
+ * them; released blocks and policy states piled up, a few MB a second.)
+ *
+ *   rebind --make DIR               writes DIR/a, DIR/b, DIR/c (1 MiB each)
+ *   rebind shared DIR SECONDS       a1 and a2 share a's description; a1 is
+ *                                   flipped between c and a. Readers of a1
+ *                                   must get a's or c's words, whole; a
+ *                                   reader of a2 (pread and read) only a's.
+ *   rebind reuse DIR SECONDS        number N is flipped between c and fresh
+ *                                   opens of a (a's description released and
+ *                                   reused each time) while another thread
+ *                                   opens, reads and closes b. Same checks,
+ *                                   and the resident memory must not grow.
+ *
+ * Prints "OK reads=some" or fails.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "progs.h"
+
+#define SIZE   (1 << 20)
+#define WORD   8
+#define TAG_A  0ull
+#define TAG_B  0x1111000000000000ull
+#define TAG_C  0xdead000000000000ull
+
+static char g_a[4096], g_b[4096], g_c[4096];
+static int g_n = -1, g_a2 = -1;
+static _Atomic int g_stop;
+static _Atomic uint64_t g_reads, g_bad;
+
+static uint64_t word(const unsigned char *p)
+{
+    uint64_t w = 0;
+    for (int i = 0; i < WORD; i++)
+        w |= (uint64_t)p[i] << (8 * i);
+    return w;
+}
+
+static void bad(const char *what, int64_t off, uint64_t got)
+{
+    if (atomic_fetch_add(&g_bad, 1) == 0)
+        out("%s: wrong word at offset %lld: %#llx\n", what, (long long)off,
+            (unsigned long long)got);
+}
+
+/* n bytes read at word-aligned off: all words of one file, one of tags. */
+static void check(const char *what, const unsigned char *buf, int64_t off, ssize_t n,
+                  uint64_t tag1, uint64_t tag2)
+{
+    if (n < 0) {
+        if (atomic_fetch_add(&g_bad, 1) == 0)
+            out("%s: read failed: %s\n", what, strerror(errno));
+        return;
+    }
+    uint64_t tag = 0;
+    for (ssize_t i = 0; i + WORD <= n; i += WORD) {
+        uint64_t w = word(buf + i), x = (uint64_t)(off + i);
+        if (i == 0) {
+            tag = w ^ x;
+            if (tag != tag1 && tag != tag2) {
+                bad(what, off, w);
+                return;
+            }
+        } else if (w != (x ^ tag)) {
+            bad(what, off + i, w);
+            return;
+        }
+    }
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Small sequential preads of N, the kind coalescing serves from a block. */
+static void *flipped_reader(void *arg)
+{
+    uint64_t s = (uintptr_t)arg * 0x9e3779b97f4a7c15ull + 1;
+    unsigned char buf[64];
+    while (!atomic_load(&g_stop)) {
+        int64_t off = (int64_t)(rnd(&s) % (SIZE - 4096)) & ~(int64_t)(WORD - 1);
+        for (int i = 0; i < 32; i++, off += (int64_t)sizeof buf)
+            check("reader of the flipped number", buf, off, pread(g_n, buf, sizeof buf, off),
+                  TAG_A, TAG_C);
+        atomic_fetch_add(&g_reads, 1);
+    }
+    return NULL;
+}
+
+/* a2 always refers to a: pread at random places, and read() on, from 0. */
+static void *steady_reader(void *arg)
+{
+    (void)arg;
+    uint64_t s = 7;
+    unsigned char buf[64];
+    int64_t pos = 0;
+    while (!atomic_load(&g_stop)) {
+        int64_t off = (int64_t)(rnd(&s) % (SIZE - 4096)) & ~(int64_t)(WORD - 1);
+        for (int i = 0; i < 32; i++, off += (int64_t)sizeof buf)
+            check("pread of the other descriptor", buf, off, pread(g_a2, buf, sizeof buf, off),
+                  TAG_A, TAG_A);
+        for (int i = 0; i < 32; i++) {
+            ssize_t n = read(g_a2, buf, sizeof buf);
+            if (n == 0) {
+                pos = lseek(g_a2, 0, SEEK_SET);
+                continue;
+            }
+            check("read of the other descriptor", buf, pos, n, TAG_A, TAG_A);
+            if (n > 0)
+                pos += n;
+        }
+        atomic_fetch_add(&g_reads, 1);
+    }
+    return NULL;
+}
+
+/* Files of its own: open b, read a little, close. */
+static void *churner(void *arg)
+{
+    (void)arg;
+    uint64_t s = 11;
+    unsigned char buf[64];
+    while (!atomic_load(&g_stop)) {
+        int fd = open(g_b, O_RDONLY);
+        if (fd < 0)
+            die("open %s", g_b);
+        int64_t off = (int64_t)(rnd(&s) % (SIZE - 8192)) & ~(int64_t)(WORD - 1);
+        for (int i = 0; i < 64; i++, off += (int64_t)sizeof buf)
+            check("reader of its own file", buf, off, pread(fd, buf, sizeof buf, off), TAG_B,
+                  TAG_B);
+        close(fd);
+        atomic_fetch_add(&g_reads, 1);
+    }
+    return NULL;
+}
+
+static void make(const char *path, uint64_t tag)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        die("create %s", path);
+    for (uint64_t x = 0; x < SIZE; x += WORD) {
+        unsigned char w[WORD];
+        for (int i = 0; i < WORD; i++)
+            w[i] = (unsigned char)((x ^ tag) >> (8 * i));
+        fwrite(w, 1, WORD, f);
+    }
+    if (fclose(f) != 0)
+        die("write %s", path);
+}
+
+static int open_or_die(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        die("open %s", path);
+    return fd;
+}
+
+static void dup2_or_die(int from, int to)
+{
+    int r;
+    while ((r = dup2(from, to)) < 0 && errno == EBUSY)   /* an open holds it half-allocated */
+        ;
+    if (r != to)
+        die("dup2 onto %d", to);
+}
+
+static long rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "RssAnon: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+static double since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        die("usage: rebind --make DIR | rebind shared|reuse DIR SECONDS");
+    snprintf(g_a, sizeof g_a, "%s/a", argv[2]);
+    snprintf(g_b, sizeof g_b, "%s/b", argv[2]);
+    snprintf(g_c, sizeof g_c, "%s/c", argv[2]);
+    if (strcmp(argv[1], "--make") == 0) {
+        make(g_a, TAG_A);
+        make(g_b, TAG_B);
+        make(g_c, TAG_C);
+        return 0;
+    }
+    if (argc != 4)
+        die("usage: rebind shared|reuse DIR SECONDS");
+    int shared = strcmp(argv[1], "shared") == 0;
+    if (!shared && strcmp(argv[1], "reuse") != 0)
+        die("unknown mode %s", argv[1]);
+    double seconds = atof(argv[3]);
+    int c = open_or_die(g_c);
+    g_n = open_or_die(g_a);
+    if (shared) {
+        g_a2 = dup(g_n);
+    } else {
+        dup2_or_die(g_n, 100);       /* a number no open will take */
+        close(g_n);
+        g_n = 100;
+    }
+
+    pthread_t t[3];
+    pthread_create(&t[0], NULL, flipped_reader, (void *)1);
+    pthread_create(&t[1], NULL, flipped_reader, (void *)2);
+    pthread_create(&t[2], NULL, shared ? steady_reader : churner, NULL);
+
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long rss_early = -1;
+    uint64_t flips = 0;
+    while (since(&t0) < seconds) {
+        dup2_or_die(c, g_n);
+        if (shared) {
+            dup2_or_die(g_a2, g_n);
+        } else {
+            int a = open_or_die(g_a);
+            dup2_or_die(a, g_n);
+            close(a);
+        }
+        if (++flips % 1024 == 0 && rss_early < 0 && since(&t0) > seconds / 4)
+            rss_early = rss_kib();
+    }
+    atomic_store(&g_stop, 1);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    long rss_late = rss_kib();
+    if (atomic_load(&g_bad))
+        die("%llu reads failed or returned wrong bytes", (unsigned long long)atomic_load(&g_bad));
+    /* Released blocks and states must be reused, not left behind (anonymous
+     * memory: the trace, a mapped file, grows with every dup2 traced). */
+    if (rss_early > 0 && rss_late - rss_early > 4096)
+        die("anonymous resident memory grew from %ld KiB to %ld KiB in %.1f s (%llu flips)", rss_early,
+            rss_late, seconds * 3 / 4, (unsigned long long)flips);
+    out("OK reads=%s\n", atomic_load(&g_reads) > 0 ? "some" : "none");
+    return 0;
+}

@@ -1,0 +1,28 @@
+#!/bin/bash
+# Reads through a descriptor number that another thread keeps dup2'ing other
+# files onto (rebind.c): no read may get another file's bytes, a file's
+# other descriptors above all, and the blocks and policy states released on
+# the way must be reused (resident memory flat). Under the policies that
+# keep a block per file, traced and not.
+source "$(dirname "$0")/../lib.sh"
+
+prog=$POLPROGS/rebind
+"$prog" --make "$T"
+for policy in coalesce auto; do
+    for mode in shared reuse; do
+        for trace in 0 1; do
+            env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY="$policy")
+            [[ $trace -eq 0 ]] || { mkdir -p "$T/trace"; env+=(IOHINT_TRACE_DIR="$T/trace"); }
+            rc=0
+            secs=1.5; [[ $trace -eq 0 ]] || secs=0.7     # a traced dup2 storm makes a big trace
+            env "${env[@]}" timeout -k 5 30 "$prog" "$mode" "$T" $secs >"$T/out" 2>&1 || rc=$?
+            what="policy $policy, $mode (trace $trace)"
+            [[ $rc -ne 124 && $rc -ne 137 ]] || fail "$what: hung"
+            [[ $rc -eq 0 ]] || { show "$T/out"; fail "$what: exit status $rc"; }
+            grep -q '^OK reads=some$' "$T/out" || { show "$T/out"; fail "$what: no reads done"; }
+            CASES=$((CASES + 1))
+        done
+    done
+done
+[[ -z $(compgen -G "$T/trace/*.iohtrace") ]] || dump_ok "$T/trace"
+done_ok
