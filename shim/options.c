@@ -47,16 +47,20 @@ static int parse(enum ioh_opt_type type, const char *s, int64_t *num)
 }
 
 /* Copy a string value: the environment can change under us (setenv, putenv).
- * Returns -1, copying nothing, when the value is PATH_MAX long or more or the
- * pool has no room left for it; a truncated path would name another file. */
+ * Returns -1, copying nothing, when the value is PATH_MAX long or more, -2
+ * when the pool has no room left for it; a truncated path would name
+ * another file. */
 static int set_value(int id, const char *s)
 {
     size_t room = sizeof g_opt.pool - g_opt.used;
     size_t n = strnlen(s, PATH_MAX);
-    if (n >= PATH_MAX || n + 1 > room)
+    if (n >= PATH_MAX)
         return -1;
+    if (n + 1 > room)
+        return -2;
     char *dst = g_opt.pool + g_opt.used;
-    memcpy(dst, s, n + 1);
+    memcpy(dst, s, n);
+    dst[n] = '\0';                 /* s may change under us (a putenv'd buffer) */
     g_opt.used += n + 1;
     g_opt.str[id] = dst;
     return 0;
@@ -83,9 +87,15 @@ void ioh_options_load(void)
             continue;
         }
         if (d->type == IOH_OPT_STRING || d->type == IOH_OPT_PATH) {
-            if (set_value(id, v) != 0) {
+            int rc = set_value(id, v);
+            if (rc == -1) {
                 ioh_warn("%s is too long (%zu bytes or more); using the default \"%s\"",
                          env, (size_t)PATH_MAX, d->def);
+                continue;
+            }
+            if (rc != 0) {
+                ioh_warn("%s: no room left for option values (too many long ones); "
+                         "using the default \"%s\"", env, d->def);
                 continue;
             }
         }

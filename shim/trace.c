@@ -412,13 +412,16 @@ void ioh_trace_announce(struct ioh_ofd *o, uint64_t t)
     if (seen == gen || !atomic_compare_exchange_strong(&o->announced, &seen, gen))
         return;
     /* Read once: a racing close may hand o to another file meanwhile (the
-     * record then names either, fdtab.h), never to a length past the path. */
+     * record then names either, fdtab.h). The path and its length may come
+     * from different files, so the length is held to the buffer read: never
+     * past the 232 bytes of path_inline, whatever the other path's length. */
     const char *path = o->path;
     size_t len = o->path_len;
+    size_t cap = path == o->path_inline ? IOH_OFD_PATH_INLINE - 1 : IOH_OFD_PATH_MAX;
     if (!path)
         len = 0;
-    else if (len > IOH_OFD_PATH_MAX)
-        len = IOH_OFD_PATH_MAX;
+    else if (len > cap)
+        len = cap;
     size_t size = (sizeof(struct ioh_rec_path) + len + 7) & ~(size_t)7;
     struct ioh_rec_path *r = ioh_trace_reserve(size);
     if (!r)
