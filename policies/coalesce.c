@@ -103,6 +103,7 @@ void ioh_coalesce_free(struct ioh_coalesce *cb)
      * refilling it (or a handler interrupted us doing so): then it pools
      * the block when it lets go (block_unlock), rather than us waiting. */
     atomic_store(&cb->dead, 1);
+    atomic_thread_fence(memory_order_seq_cst);
     if (ioh_spin_trylock(&cb->owner))
         pool_put(cb);
 }
@@ -113,13 +114,17 @@ void ioh_coalesce_free(struct ioh_coalesce *cb)
  * store of `dead` comes before its try). */
 static void block_unlock(struct ioh_coalesce *cb)
 {
-    ioh_spin_unlock(&cb->owner);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load(&cb->dead) && ioh_spin_trylock(&cb->owner)) {
-        if (atomic_load(&cb->dead))
+    for (;;) {
+        ioh_spin_unlock(&cb->owner);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!atomic_load(&cb->dead) || !ioh_spin_trylock(&cb->owner))
+            return;
+        if (atomic_load(&cb->dead)) {
             pool_put(cb);
-        else
-            ioh_spin_unlock(&cb->owner);   /* reused meanwhile: live again */
+            return;
+        }
+        /* Reused meanwhile, live again: let go as its holder, in case its
+         * new file was closed while we held it. */
     }
 }
 

@@ -154,6 +154,12 @@ static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, int fd,
         ioh_coalesce_copy(cb, o, pos, buf, n) != n || !ioh_fd_rebind_same(fd, mark) ||
         !ioh_cas_local(&o->offset, pos, pos + (int64_t)n))
         return -1;
+    /* A handler that closed fd between the check and the claim (and opened
+     * another file into o) would have had its offset moved: give it back. */
+    if (__builtin_expect(!ioh_fd_rebind_same(fd, mark), 0)) {
+        ioh_cas_local(&o->offset, pos + (int64_t)n, pos);
+        return -1;
+    }
     if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
         atomic_store_explicit(&o->lagging, 1, memory_order_relaxed);
     atomic_store_explicit(&o->fast_end, pos + (int64_t)n, memory_order_relaxed);

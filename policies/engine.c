@@ -159,13 +159,16 @@ static void pf_retire(struct ioh_pol_file *pf)
  * `dead` is set (the fence orders our unlock before our load of `dead`). */
 static void pf_unlock(struct ioh_pol_file *pf)
 {
-    ioh_spin_unlock(&pf->owner);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load(&pf->dead) && ioh_spin_trylock(&pf->owner)) {
-        if (atomic_load(&pf->dead))
+    for (;;) {
+        ioh_spin_unlock(&pf->owner);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!atomic_load(&pf->dead) || !ioh_spin_trylock(&pf->owner))
+            return;
+        if (atomic_load(&pf->dead)) {
             pf_retire(pf);
-        else
-            ioh_spin_unlock(&pf->owner);   /* reused meanwhile */
+            return;
+        }
+        /* Reused meanwhile: let go as its holder (see block_unlock). */
     }
 }
 
@@ -306,6 +309,7 @@ void ioh_pol_released(struct ioh_ofd *o)
      * held while the state is free. (A thread gone with a fork while it
      * held it never lets go: that state is lost, once.) */
     atomic_store(&pf->dead, 1);
+    atomic_thread_fence(memory_order_seq_cst);
     if (ioh_spin_trylock(&pf->owner))
         pf_retire(pf);
 }

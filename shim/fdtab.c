@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -46,6 +47,8 @@ static struct {
     _Atomic int hidden[64];                        /* ioh_fd_hide; fd + 1, 0 = none */
     _Atomic int nhidden;
     void (*release_hook)(struct ioh_ofd *o);       /* set once at init */
+    struct ioh_ofd *_Atomic retired;               /* released by their last
+                                                      lazy read, to pool */
 } g_fd;
 
 void ioh_fdtab_set_release_hook(void (*fn)(struct ioh_ofd *o))
@@ -83,9 +86,31 @@ struct ioh_fdent *ioh__fd_entry_create(int fd)
     return &page[fd & (FD_PAGE_SIZE - 1)];
 }
 
+/* A description released while lazy reads were in flight, now that the last
+ * one ended: onto a lock-free stack (a reader never waits for the table's
+ * lock), which ofd_alloc moves to the pool. */
+void ioh__ofd_retire(struct ioh_ofd *o)
+{
+    uint32_t one = 1;
+    if (!atomic_compare_exchange_strong(&o->dead, &one, 0))
+        return;                   /* the closer, or another reader, pooled it */
+    struct ioh_ofd *head = atomic_load(&g_fd.retired);
+    do
+        o->next_free = head;
+    while (!atomic_compare_exchange_weak(&g_fd.retired, &head, o));
+}
+
 /* Pool allocation; lock held. */
 static struct ioh_ofd *ofd_alloc(void)
 {
+    /* Taken whole (no ABA): the retired join the pool. */
+    struct ioh_ofd *r = atomic_exchange(&g_fd.retired, NULL);
+    while (r) {
+        struct ioh_ofd *next = r->next_free;
+        r->next_free = g_fd.free_list;
+        g_fd.free_list = r;
+        r = next;
+    }
     struct ioh_ofd *o = g_fd.free_list;
     if (o) {
         g_fd.free_list = o->next_free;
@@ -110,6 +135,16 @@ static void ofd_release(struct ioh_ofd *o)
         return;
     if (g_fd.release_hook)
         g_fd.release_hook(o);
+    /* A lazy read of it may be in flight (a close racing a read in another
+     * thread): it must not find another file's offset here, so the last
+     * such read pools it (ioh_ofd_lazy_end). Exactly one of us takes `dead`
+     * back to 0. */
+    atomic_store(&o->dead, 1);
+    if (atomic_load(&o->inflight) != 0)
+        return;
+    uint32_t one = 1;
+    if (!atomic_compare_exchange_strong(&o->dead, &one, 0))
+        return;
     o->next_free = g_fd.free_list;
     g_fd.free_list = o;
 }
@@ -206,7 +241,7 @@ static struct ioh_ofd *ofd_new(int fd, uint32_t extra)
     if (!o)
         return NULL;
     char *path_page = o->path_page;   /* kept from an earlier file */
-    memset(o, 0, sizeof *o);
+    memset(&o->refs, 0, sizeof *o - offsetof(struct ioh_ofd, refs));   /* not inflight */
     o->path_page = path_page;
     if (ioh_fd_probe(fd, o) < 0) {
         o->next_free = g_fd.free_list;
@@ -433,6 +468,15 @@ void ioh_fdtab_fork_child(void)
     /* Only the forking thread exists now; whoever held the lock is gone. */
     atomic_store(&g_fd.lock_owner, 0);
     g_fd.fork_held = 0;
+    /* Rebinds another thread had under way never end here. */
+    for (unsigned pi = 0; pi < FD_PAGES; pi++) {
+        struct ioh_fdent *page = atomic_load(&ioh__fd_pages[pi]);
+        for (unsigned i = 0; page && i < FD_PAGE_SIZE; i++) {
+            uint64_t v = atomic_load(&page[i].rebind);
+            if (v & IOH_FD_REBIND_BUSY)
+                atomic_store(&page[i].rebind, (v | IOH_FD_REBIND_BUSY) + 1);
+        }
+    }
     ioh_fdtab_share_all();
 }
 

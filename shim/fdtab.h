@@ -46,6 +46,11 @@ struct ioh_coalesce;
 #define IOH_OFD_PATH_MAX    4095   /* longer paths are cut (a page, with its NUL) */
 
 struct ioh_ofd {
+    /* Kept when the ofd is reused (ofd_new clears from `refs` on): a reader
+     * that loaded it before a racing close still counts itself here. */
+    _Atomic uint32_t inflight;     /* lazy reads in progress (ioh_ofd_lazy_begin) */
+    _Atomic uint32_t dead;         /* released while reads were in flight: the
+                                      last of them pools it (ioh_ofd_lazy_end) */
     _Atomic uint32_t refs;         /* fd entries pointing here; guarded by the lock */
     _Atomic uint32_t flags;        /* IOH_OFD_*; bits only ever added */
     uint32_t file_id;              /* trace file id, unique in the process */
@@ -63,7 +68,6 @@ struct ioh_ofd {
     struct ioh_coalesce *_Atomic cb;  /* its block cache when it coalesces, or NULL */
     _Atomic int lagging;           /* 1: the kernel offset lags `offset` (lazy
                                       offsets); 2: a sync is moving it; 0: exact */
-    _Atomic uint32_t inflight;     /* lazy reads in progress (ioh_ofd_lazy_begin) */
     _Atomic int64_t fast_end;      /* where the last read served by the read()
                                       fast lane ended (policies/coalesce.h):
                                       the reads the policies did not see */
@@ -131,7 +135,9 @@ static inline struct ioh_ofd *ioh_fd_lookup(int fd)
 
 static inline struct ioh_fdent *ioh_fd_rebind_begin(int fd)
 {
-    struct ioh_fdent *e = ioh_fd_entry(fd, 0);
+    /* Created if need be: a page made by another thread's open in the
+     * middle of the rebind would give its readers a mark that never moves. */
+    struct ioh_fdent *e = ioh_fd_entry(fd, 1);
     if (e)
         atomic_fetch_add(&e->rebind, (1u << 16) + 1);
     return e;
@@ -166,7 +172,8 @@ static inline int ioh_fd_rebind_same(int fd, uint64_t mark)
     if (mark == IOH_FD_REBIND_NONE)
         return 0;
     struct ioh_fdent *e = ioh_fd_entry(fd, 0);
-    return e && atomic_load_explicit(&e->rebind, memory_order_acquire) == mark;
+    /* seq_cst: against ofd_release's load of `inflight` (ioh_ofd_lazy_begin). */
+    return e && atomic_load_explicit(&e->rebind, memory_order_seq_cst) == mark;
 }
 
 /* The ofd of fd, discovering an fd the shim never saw opened (inherited, or
@@ -211,24 +218,46 @@ static inline int ioh_ofd_lazy(const struct ioh_ofd *o)
            ioh_ofd_private(o);
 }
 
-/* Bracket a lazy read (or seek) of o: 1 if o is lazy and the read may go on
- * lazily (then call ioh_ofd_lazy_end after claiming), 0 if it must go to the
- * kernel. The count comes before the check and a sync point marks the
- * description shared before it waits for the count to drop (ioh_ofd_sync),
- * so a lazy read either sees "shared" or is waited for: a fork never
- * happens in the middle of one, as the kernel's f_pos lock would ensure. */
-static inline int ioh_ofd_lazy_begin(struct ioh_ofd *o)
+/* Pinning. A close racing a read in another thread releases the read's
+ * description; pooled and handed to the next file opened, it would take the
+ * read's offset update (a claim, a count) as its own. So a read that moves
+ * o's offset pins o first: a description released while pinned is pooled by
+ * the last unpin (ofd_release defers to it). But o may have been released,
+ * and reused, between the lookup and the pin: so the read keeps o only if
+ * fd was not rebound since its mark (ioh_fd_rebind_mark, taken before the
+ * lookup; the wrappers' fd_enter does all this). */
+void ioh__ofd_retire(struct ioh_ofd *o);
+static inline void ioh_ofd_pin(struct ioh_ofd *o)
 {
     atomic_fetch_add_explicit(&o->inflight, 1, memory_order_seq_cst);
+}
+
+static inline void ioh_ofd_unpin(struct ioh_ofd *o)
+{
+    if (atomic_fetch_sub_explicit(&o->inflight, 1, memory_order_seq_cst) == 1 &&
+        __builtin_expect(atomic_load_explicit(&o->dead, memory_order_seq_cst) != 0, 0))
+        ioh__ofd_retire(o);
+}
+
+/* Bracket a lazy read (or seek) of o: 1 if o is lazy and the read may go on
+ * lazily (then call ioh_ofd_lazy_end after claiming), 0 if it must go to the
+ * kernel. The count (the pin) comes before the check and a sync point marks
+ * the description shared before it waits for the count to drop
+ * (ioh_ofd_sync), so a lazy read either sees "shared" or is waited for: a
+ * fork never happens in the middle of one, as the kernel's f_pos lock would
+ * ensure. */
+static inline int ioh_ofd_lazy_begin(struct ioh_ofd *o)
+{
+    ioh_ofd_pin(o);
     if (ioh_ofd_lazy(o))
         return 1;
-    atomic_fetch_sub_explicit(&o->inflight, 1, memory_order_release);
+    ioh_ofd_unpin(o);
     return 0;
 }
 
 static inline void ioh_ofd_lazy_end(struct ioh_ofd *o)
 {
-    atomic_fetch_sub_explicit(&o->inflight, 1, memory_order_release);
+    ioh_ofd_unpin(o);
 }
 
 /* A lazy read or seek is about to leave the kernel offset behind. */

@@ -435,6 +435,49 @@ static inline int blocks_ok(void)
     return !atomic_load_explicit(&g_shared_map, memory_order_relaxed);
 }
 
+/* Look fd up and pin its description (fdtab.h, "Pinning"). ENTER_LAZY: the
+ * read (or seek) may go on lazily; ENTER_PINNED: it goes to the kernel with
+ * o pinned, since it moves o's offset; both end with ioh_ofd_unpin.
+ * ENTER_KERNEL: nothing pinned (fd unknown: *op NULL; or o has no offset,
+ * and a pipe's read may block for long). *mark is taken before each lookup
+ * and o is kept only if fd was not rebound since: else it may have been
+ * released and be another file's by now, and fd is looked up again. A
+ * rebind takes a system call's time, so this ends at once but for a number
+ * rebound in a tight loop (yield to it) or left marked by a thread that
+ * left a close by siglongjmp: after a second of that the read goes to the
+ * kernel knowing nothing of fd (*op NULL), never waiting for good. */
+enum { ENTER_KERNEL, ENTER_PINNED, ENTER_LAZY };
+static int fd_enter(int fd, struct ioh_ofd **op, uint64_t *mark)
+{
+    uint64_t t0 = 0;
+    for (unsigned tries = 0;; tries++) {
+        *mark = ioh_fd_rebind_mark(fd);
+        struct ioh_ofd *o = *op = ioh_fd_get(fd);
+        if (!o)
+            return ENTER_KERNEL;
+        ioh_ofd_pin(o);
+        if (ioh_fd_rebind_same(fd, *mark)) {
+            if (ioh_ofd_lazy(o))
+                return ENTER_LAZY;
+            if (atomic_load_explicit(&o->flags, memory_order_relaxed) & IOH_OFD_SEEKABLE)
+                return ENTER_PINNED;
+            ioh_ofd_unpin(o);
+            return ENTER_KERNEL;
+        }
+        ioh_ofd_unpin(o);
+        if (tries < 8)
+            continue;
+        uint64_t now = ioh_clock_ns(CLOCK_MONOTONIC);
+        if (!t0)
+            t0 = now;
+        else if (now - t0 > 1000000000)
+            break;
+        ioh_raw0(SYS_sched_yield);
+    }
+    *op = NULL;
+    return ENTER_KERNEL;
+}
+
 static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller)
 {
     if (__builtin_expect(ioh_tls.internal != 0, 0))
@@ -442,22 +485,23 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
     if (!observe())
         return real_read(fd, buf, n);
     struct call c;
-    uint64_t mark = ioh_fd_rebind_mark(fd);      /* before the lookup: fdtab.h */
-    struct ioh_ofd *o = ioh_fd_get(fd);
     enter(&c);
     c.flags |= flags;
     ssize_t r;
     int err = errno;
     int64_t off;
-    struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
-    if (o && ioh_ofd_lazy_begin(o)) {
-        if (cb && blocks_ok() && mark != IOH_FD_REBIND_NONE) {
+    uint64_t mark;
+    struct ioh_ofd *o;
+    int how = fd_enter(fd, &o, &mark);
+    if (how == ENTER_LAZY) {
+        struct ioh_coalesce *cb = atomic_load_explicit(&o->cb, memory_order_acquire);
+        if (cb && blocks_ok()) {
             r = ioh_coalesce_read(cb, fd, o, mark, buf, n, &err, &off);
             c.flags |= IOH_EV_SERVED;
         } else {
             r = lazy_read(fd, o, buf, n, &err, &off);
         }
-        ioh_ofd_lazy_end(o);
+        ioh_ofd_unpin(o);
         if (c.flags & IOH_EV_SERVED)
             pthread_testcancel(); /* read() is a cancellation point */
     } else {
@@ -465,6 +509,8 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
         r = real_read(fd, buf, n);
         err = errno;
         off = consume_offset(fd, o, r, &c);
+        if (how == ENTER_PINNED)
+            ioh_ofd_unpin(o);
     }
     record(IOH_OP_READ, fd, o, off, n, result(r, err), 0, &c, caller);
     policy_observe(fd, o, off, n, result(r, err), &c);
@@ -508,19 +554,23 @@ static ssize_t do_readv(int fd, const struct iovec *iov, int cnt, void *caller)
     if (!observe())
         return real_readv(fd, iov, cnt);
     struct call c;
-    struct ioh_ofd *o = ioh_fd_get(fd);
     enter(&c);
     ssize_t r;
     int err = errno;
     int64_t off;
-    if (o && ioh_ofd_lazy_begin(o)) {
+    uint64_t mark;
+    struct ioh_ofd *o;
+    int how = fd_enter(fd, &o, &mark);
+    if (how == ENTER_LAZY) {
         r = lazy_readv(fd, o, iov, cnt, &err, &off);
-        ioh_ofd_lazy_end(o);
+        ioh_ofd_unpin(o);
     } else {
         policy_sync(fd, o);
         r = real_readv(fd, iov, cnt);
         err = errno;
         off = consume_offset(fd, o, r, &c);
+        if (how == ENTER_PINNED)
+            ioh_ofd_unpin(o);
     }
     record(IOH_OP_READV, fd, o, off, iov_total(iov, cnt), result(r, err), (uint32_t)cnt, &c,
            caller);
@@ -538,14 +588,19 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
     if (!observe())
         return real_preadv2(fd, iov, cnt, off, flags);
     struct call c;
-    struct ioh_ofd *o = ioh_fd_get(fd);
     enter(&c);
     ssize_t r;
     int err = errno;
     int64_t at = off;
-    if (off == -1 && flags == 0 && o && ioh_ofd_lazy_begin(o)) {
+    uint64_t mark;
+    struct ioh_ofd *o;
+    int how = ENTER_KERNEL;
+    if (off == -1)
+        how = fd_enter(fd, &o, &mark);        /* it moves the offset */
+    else
+        o = ioh_fd_get(fd);
+    if (how == ENTER_LAZY && flags == 0) {
         r = lazy_readv(fd, o, iov, cnt, &err, &at);
-        ioh_ofd_lazy_end(o);
     } else {
         if (off == -1)
             policy_sync(fd, o);
@@ -554,6 +609,8 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
         if (off == -1)
             at = consume_offset(fd, o, r, &c);
     }
+    if (how != ENTER_KERNEL)
+        ioh_ofd_unpin(o);
     record(off == -1 ? IOH_OP_READV : IOH_OP_PREADV, fd, o, at, iov_total(iov, cnt),
            result(r, err), (uint32_t)cnt, &c, caller);
     policy_observe(fd, o, at, iov_total(iov, cnt), result(r, err), &c);
@@ -580,6 +637,8 @@ IOH_EXPORT ssize_t read(int fd, void *buf, size_t n)
         if (ioh_coalesce_single_thread()) {
             r = ioh_coalesce_read_fast_st(cb, fd, o, mark, buf, n);
         } else if (ioh_ofd_lazy_begin(o)) {
+            /* read_fast checks the mark after its copy: o cannot have been
+             * reused since that check (fdtab.h). */
             r = ioh_coalesce_read_fast(cb, fd, o, mark, buf, n);
             ioh_ofd_lazy_end(o);
         }
@@ -710,13 +769,14 @@ static off64_t do_lseek(int fd, off64_t off, int whence, void *caller)
     if (!observe())
         return real_lseek(fd, off, whence);
     struct call c;
-    struct ioh_ofd *o = ioh_fd_get(fd);
     enter(&c);
     off64_t r;
     int err = errno;
-    if (o && ioh_ofd_lazy_begin(o)) {
+    uint64_t mark;
+    struct ioh_ofd *o;
+    int how = fd_enter(fd, &o, &mark);
+    if (how == ENTER_LAZY) {
         r = lazy_lseek(fd, o, off, whence, &err);
-        ioh_ofd_lazy_end(o);
     } else {
         policy_sync(fd, o);
         r = real_lseek(fd, off, whence);
@@ -724,6 +784,8 @@ static off64_t do_lseek(int fd, off64_t off, int whence, void *caller)
         if (r >= 0 && o && ioh_ofd_private(o))
             atomic_store_explicit(&o->offset, r, memory_order_relaxed);
     }
+    if (how != ENTER_KERNEL)
+        ioh_ofd_unpin(o);
     record(IOH_OP_LSEEK, fd, o, r >= 0 ? r : -1, (uint64_t)off, result(r, err),
            (uint32_t)whence, &c, caller);
     leave();
@@ -862,6 +924,44 @@ IOH_EXPORT int creat64(const char *path, mode_t mode)
 /* ------------------------------------------------------------------------ */
 /* close, dup, fcntl                                                         */
 
+/* close and fclose are cancellation points: a thread cancelled inside must
+ * still end its rebind, or the number stays "being rebound" for good and its
+ * reads never use a block again. */
+static void rebind_end_cleanup(void *e)
+{
+    ioh_fd_rebind_end(e);
+}
+
+/* The cancellable calls under a rebind, each in a function of its own (the
+ * cleanup handler's setjmp would otherwise clobber the caller's locals). */
+static int close_rebinding(int fd, struct ioh_fdent *rb)
+{
+    int r;
+    pthread_cleanup_push(rebind_end_cleanup, rb);
+    r = real_close(fd);
+    pthread_cleanup_pop(0);
+    return r;
+}
+
+static int fclose_rebinding(FILE *f, struct ioh_fdent *rb)
+{
+    int r;
+    pthread_cleanup_push(rebind_end_cleanup, rb);
+    r = ioh_real.fclose(f);
+    pthread_cleanup_pop(0);
+    return r;
+}
+
+static FILE *freopen_rebinding(FILE *(*fn)(const char *, const char *, FILE *), const char *path,
+                               const char *mode, FILE *f, struct ioh_fdent *rb)
+{
+    FILE *r;
+    pthread_cleanup_push(rebind_end_cleanup, rb);
+    r = fn(path, mode, f);
+    pthread_cleanup_pop(0);
+    return r;
+}
+
 /* The state goes before the descriptor does: once the kernel frees the number,
  * another thread's open may reuse it, and we must not erase that one. */
 static int do_close(int fd, void *caller)
@@ -885,7 +985,7 @@ static int do_close(int fd, void *caller)
     uint32_t file = o ? o->file_id : 0;
     struct ioh_fdent *rb = ioh_fd_rebind_begin(fd);
     ioh_fd_closed(fd);
-    int r = real_close(fd);
+    int r = close_rebinding(fd, rb);
     int err = errno;
     ioh_fd_rebind_end(rb);
     struct ioh_ofd *none = NULL;
@@ -1234,12 +1334,10 @@ IOH_EXPORT int pclose(FILE *f)
     }
     if (!observe())
         return ioh_real.pclose(f);
-    struct ioh_fdent *rb = stream_closing(f, IOH_OP_FCLOSE, CALLER());
-    int r = ioh_real.pclose(f);
-    int err = errno;
-    ioh_fd_rebind_end(rb);
-    errno = err;
-    return r;
+    /* A pipe: never read lazily or through a block, so no rebind to keep
+     * open through the wait for the child. */
+    ioh_fd_rebind_end(stream_closing(f, IOH_OP_FCLOSE, CALLER()));
+    return ioh_real.pclose(f);
 }
 
 /* exec: the new image starts a new trace; this one is already on disk (the
@@ -2181,7 +2279,7 @@ static FILE *do_freopen(const char *path, const char *mode, FILE *f,
     struct call c;
     enter(&c);
     errno = e0;
-    FILE *r = fn(path, mode, f);
+    FILE *r = freopen_rebinding(fn, path, mode, f, rb);
     int err = errno;
     ioh_fd_rebind_end(rb);
     return stream_opened(r, err, &c, path != NULL, caller);
@@ -2209,7 +2307,7 @@ IOH_EXPORT int fclose(FILE *f)
     int e0 = errno;
     struct ioh_fdent *rb = stream_closing(f, IOH_OP_FCLOSE, CALLER());
     errno = e0;
-    int r = ioh_real.fclose(f);
+    int r = fclose_rebinding(f, rb);
     int err = errno;
     ioh_fd_rebind_end(rb);
     ioh_pol_stream_closed(f);

@@ -470,8 +470,25 @@ static void rebound_reads_keep_nothing(void **state)
     assert_memory_equal(buf, g_data + 600, 100);
     ioh_coalesce_stats(&s1);
     assert_int_equal(s1.direct - s0.direct, 1);
-    /* The fast lane too. */
+    /* read(): the copy was o's but the number moved: the kernel answers,
+     * at o's offset, and the offset moves by what it gave. */
+    int64_t at;
+    atomic_store(&o.offset, 500);
+    atomic_store(&o.lagging, 1);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark, buf, 100, &err, &at), 100);
+    assert_int_equal(at, 500);
+    assert_memory_equal(buf, g_data + 500, 100);
+    assert_int_equal(atomic_load(&o.offset), 600);
+    /* The fast lanes give up and leave the offset alone. */
     assert_true(ioh_coalesce_read_fast(cb, fd, &o, mark, buf, 10) == -1);
+    atomic_store(&o.flags, IOH_OFD_ELIGIBLE);       /* lazy: private and eligible */
+    atomic_store(&o.offset, 500);
+    assert_true(ioh_coalesce_read_fast_st(cb, fd, &o, mark, buf, 10) == -1);
+    assert_int_equal(atomic_load(&o.offset), 500);
+    /* ... and serve with a fresh mark. */
+    assert_true(ioh_coalesce_read_fast_st(cb, fd, &o, mark_of(fd), buf, 10) == 10);
+    assert_memory_equal(buf, g_data + 500, 10);
+    assert_int_equal(atomic_load(&o.offset), 510);
     /* A block that is no longer o's serves o nothing. */
     atomic_store(&o.cb, NULL);
     assert_int_equal(ioh_coalesce_copy(cb, &o, 500, buf, 10), 0);

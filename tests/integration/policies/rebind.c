@@ -35,7 +35,7 @@
 #define TAG_C  0xdead000000000000ull
 
 static char g_a[4096], g_b[4096], g_c[4096];
-static int g_n = -1, g_a2 = -1;
+static int g_n = -1, g_a2 = -1, g_shared;
 static _Atomic int g_stop;
 static _Atomic uint64_t g_reads, g_bad;
 
@@ -87,16 +87,40 @@ static uint64_t rnd(uint64_t *s)
     return *s;
 }
 
-/* Small sequential preads of N, the kind coalescing serves from a block. */
+/* A read() of N at an offset we cannot know (N's file changes): its words
+ * must still be one file's, consecutive. */
+static void check_any(const char *what, const unsigned char *buf, ssize_t n)
+{
+    if (n <= 0) {
+        if (n < 0 && atomic_fetch_add(&g_bad, 1) == 0)
+            out("%s: read failed: %s\n", what, strerror(errno));
+        return;
+    }
+    uint64_t w = word(buf);
+    uint64_t tag = (w ^ TAG_C) < SIZE ? TAG_C : TAG_A;
+    check(what, buf, (int64_t)(w ^ tag), n, tag, tag);
+}
+
+/* Small sequential preads of N, the kind coalescing serves from a block,
+ * and (the second reader) small read()s of it. */
 static void *flipped_reader(void *arg)
 {
     uint64_t s = (uintptr_t)arg * 0x9e3779b97f4a7c15ull + 1;
     unsigned char buf[64];
     while (!atomic_load(&g_stop)) {
-        int64_t off = (int64_t)(rnd(&s) % (SIZE - 4096)) & ~(int64_t)(WORD - 1);
-        for (int i = 0; i < 32; i++, off += (int64_t)sizeof buf)
-            check("reader of the flipped number", buf, off, pread(g_n, buf, sizeof buf, off),
-                  TAG_A, TAG_C);
+        if ((uintptr_t)arg == 2 && !g_shared) {   /* shared: a2's reader owns the offset */
+            for (int i = 0; i < 32; i++) {
+                ssize_t n = read(g_n, buf, sizeof buf);
+                if (n == 0)
+                    lseek(g_n, 0, SEEK_SET);
+                check_any("read() of the flipped number", buf, n);
+            }
+        } else {
+            int64_t off = (int64_t)(rnd(&s) % (SIZE - 4096)) & ~(int64_t)(WORD - 1);
+            for (int i = 0; i < 32; i++, off += (int64_t)sizeof buf)
+                check("reader of the flipped number", buf, off,
+                      pread(g_n, buf, sizeof buf, off), TAG_A, TAG_C);
+        }
         atomic_fetch_add(&g_reads, 1);
     }
     return NULL;
@@ -129,7 +153,9 @@ static void *steady_reader(void *arg)
     return NULL;
 }
 
-/* Files of its own: open b, read a little, close. */
+/* Files of its own: open b, read a little (pread, then read() from the
+ * start, whose offset the shim keeps for it: a description it gets from the
+ * pool may be one a flipped reader still holds), close. */
 static void *churner(void *arg)
 {
     (void)arg;
@@ -141,8 +167,11 @@ static void *churner(void *arg)
             die("open %s", g_b);
         int64_t off = (int64_t)(rnd(&s) % (SIZE - 8192)) & ~(int64_t)(WORD - 1);
         for (int i = 0; i < 64; i++, off += (int64_t)sizeof buf)
-            check("reader of its own file", buf, off, pread(fd, buf, sizeof buf, off), TAG_B,
+            check("pread of its own file", buf, off, pread(fd, buf, sizeof buf, off), TAG_B,
                   TAG_B);
+        off = 0;
+        for (int i = 0; i < 64; i++, off += (int64_t)sizeof buf)
+            check("read() of its own file", buf, off, read(fd, buf, sizeof buf), TAG_B, TAG_B);
         close(fd);
         atomic_fetch_add(&g_reads, 1);
     }
@@ -216,7 +245,7 @@ int main(int argc, char **argv)
     }
     if (argc != 4)
         die("usage: rebind shared|reuse DIR SECONDS");
-    int shared = strcmp(argv[1], "shared") == 0;
+    int shared = g_shared = strcmp(argv[1], "shared") == 0;
     if (!shared && strcmp(argv[1], "reuse") != 0)
         die("unknown mode %s", argv[1]);
     double seconds = atof(argv[3]);
