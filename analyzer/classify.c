@@ -1283,10 +1283,7 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
     for (uint32_t i = 0; i < count; i++, off += len) {
         const uint64_t o = off, end = o + len;
         const uint64_t idx = events++;
-        if (nring == IOH_CLS_RING) {
-            ps->gone_ev = ps->ev[pos];
-            ps->gone_t = s->r_t[pos];
-        }
+        const bool full = nring == IOH_CLS_RING;   /* this read pushes the oldest out */
         steps++;
         const bool rr = hot_probe(s, o, end, r32);
         unsigned info = info0;
@@ -1298,9 +1295,8 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
             rr_reads++;
             rr_bytes += len;
         }
-        if (nring == IOH_CLS_RING) {
+        if (full) {
             unsigned old = s->r_info[pos];
-            s->gone_off = s->r_off[pos];
             ck -= pack_kinds(old);
             cs -= pack_seqv(old);
             csmall -= s->r_len[pos] < small_req;
@@ -1310,13 +1306,6 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
         c_kinds += ck;
         c_seqv += cs;
         c_small += csmall;
-        s->r_off[pos] = o;
-        s->r_t[pos] = t[i];
-        s->r_ret[pos] = r32;
-        s->r_len[pos] = r32;
-        s->r_info[pos] = (uint8_t)info;
-        ps->ev[pos] = idx;
-        pos = (pos + 1u) & RING_MASK;
         reads++;
         bytes += len;
         max_end = end > max_end ? end : max_end;
@@ -1338,7 +1327,24 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
                                       misfit16 >= MISFIT_ALERT);
         }
         const bool ck_due = reads % IOH_CLS_CK_EVERY == 0;
-        if (__builtin_expect(eval || ck_due || i + 1 == count, 0)) {
+        const bool write_back = eval || ck_due || i + 1 == count;
+        /* The read that leaves the ring, needed only once the state is
+         * written back (stored on every read, it made the compiler load
+         * ev[pos] together with ev[pos - 1], which the read before had just
+         * stored: a load that waits for the store). */
+        if (__builtin_expect(write_back && full, 0)) {
+            s->gone_off = s->r_off[pos];
+            ps->gone_ev = ps->ev[pos];
+            ps->gone_t = s->r_t[pos];
+        }
+        s->r_off[pos] = o;
+        s->r_t[pos] = t[i];
+        s->r_ret[pos] = r32;
+        s->r_len[pos] = r32;
+        s->r_info[pos] = (uint8_t)info;
+        ps->ev[pos] = idx;
+        pos = (pos + 1u) & RING_MASK;
+        if (__builtin_expect(write_back, 0)) {
             s->head_steps[h] = steps;
             s->head_off[h] = o;
             s->head_end[h] = end;
