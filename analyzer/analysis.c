@@ -1188,18 +1188,8 @@ static inline __attribute__((always_inline)) void run_start(struct ioh_analysis 
     /* When this run ends (usually at the file's next read) it sets its
      * bits in the footprint and the models' bitmaps, at a random place
      * in a non-sequential file: fetch those lines now. */
-    const struct ioh_bitgroup *mb = &fs->models.bits;
-    uint64_t w = (off >> mb->shift) / 64;
-    if (w < mb->nwords) {
-        __builtin_prefetch(&mb->w[w * mb->n], 1);
-        __builtin_prefetch(&mb->w[w * mb->n + mb->n - 1], 1);
-        /* The look-ahead models fetch what follows the read. */
-        if (w + 4 < mb->nwords) {
-            for (uint64_t j = 1; j <= 4; j++)
-                __builtin_prefetch(&mb->w[(w + j) * mb->n + IOH_AN_M_PREFETCH_16M], 1);
-        }
-    }
-    w = (off >> fs->fp.shift) / 64;
+    ioh__models_prefetch(&fs->models, off);
+    uint64_t w = (off >> fs->fp.shift) / 64;
     if (w < fs->fp.nwords)
         __builtin_prefetch(&fs->fp.w[w], 1);
 }

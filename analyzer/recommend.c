@@ -697,13 +697,19 @@ double ioh__models_sampled(const struct ioh__models *m)
     return m->total_reads ? (double)m->sampled_reads / (double)m->total_reads : 1.0;
 }
 
+/* Is a run that starts at off outside this period's sample (not replayed)? */
+static inline bool sampled_out(const struct ioh__models *m, uint64_t off)
+{
+    return m->sample_shift &&
+           (region_hash(off >> IOH_MODEL_REGION_SHIFT) & ((1ull << m->sample_shift) - 1));
+}
+
 void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
                      uint64_t end, uint64_t n)
 {
     m->total_reads += n;
     m->epoch_reads += n;
-    if (m->sample_shift &&
-        (region_hash(off >> IOH_MODEL_REGION_SHIFT) & ((1ull << m->sample_shift) - 1)))
+    if (sampled_out(m, off))
         return;
     m->sampled_reads += n;
     m->epoch_sampled += n;
@@ -719,6 +725,26 @@ void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_
         return;
     }
     models_replay(m, s, off, end, n);
+}
+
+void ioh__models_prefetch(const struct ioh__models *m, uint64_t off)
+{
+    /* A run that sampling skips is not replayed: fetching its lines would
+     * only evict others (most runs of a large random file, once sampled). */
+    if (sampled_out(m, off))
+        return;
+    /* The read's place in all bitmaps (one position is one or two lines);
+     * the look-ahead models fetch what follows it. */
+    const struct ioh_bitgroup *g = &m->bits;
+    uint64_t w = (off >> g->shift) / 64;
+    if (w < g->nwords) {
+        __builtin_prefetch(&g->w[w * g->n], 1);
+        __builtin_prefetch(&g->w[w * g->n + g->n - 1], 1);
+        if (w + 4 < g->nwords) {
+            for (uint64_t j = 1; j <= 4; j++)
+                __builtin_prefetch(&g->w[(w + j) * g->n + IOH_AN_M_PREFETCH_16M], 1);
+        }
+    }
 }
 
 static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,

@@ -105,6 +105,11 @@ void ioh__models_set_size(struct ioh__models *m, uint64_t size);
 void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
                      uint64_t end, uint64_t n);
 
+/* A hint, ahead of ioh__models_run() of a run that starts at off: fetch the
+ * bitmap lines its replay will use, unless sampling will skip it. Changes
+ * nothing. */
+void ioh__models_prefetch(const struct ioh__models *m, uint64_t off);
+
 /* The effects after the last run. file_size: st_size (0 unknown);
  * footprint: distinct bytes read (for WILLNEED once sampling started).
  * Fills out[IOH_AN_MODELS]. */
