@@ -928,6 +928,145 @@ static void test_phases_bursts(void **state)
     stream_free(st);
 }
 
+/* ioh_cls_phases_feed_next() leaves the detector as feeding the same reads
+ * one by one does, after every batch: the ring, its counts, the read that
+ * left it last, the phase state; and the phases reported are the same.
+ * Runs of equal consecutive reads of several sizes (batches of up to 32, as
+ * the analysis feeds its repeats), broken by jumps, re-reads and reverse
+ * steps, long enough for the ring to wrap, checkpoints and evaluations. */
+static void same_phase_state(const struct ioh_cls_phases *a, const struct ioh_cls_phases *b)
+{
+    const struct ioh_cls_state *x = &a->cls, *y = &b->cls;
+    assert_int_equal(x->reads, y->reads);
+    assert_int_equal(x->bytes, y->bytes);
+    assert_int_equal(x->reread_reads, y->reread_reads);
+    assert_int_equal(x->reread_bytes, y->reread_bytes);
+    assert_int_equal(x->max_end, y->max_end);
+    assert_int_equal(x->prev_off, y->prev_off);
+    assert_int_equal(x->prev_end, y->prev_end);
+    assert_int_equal(x->prev_head, y->prev_head);
+    assert_int_equal(x->pos, y->pos);
+    assert_int_equal(x->n, y->n);
+    assert_int_equal(x->gone_off, y->gone_off);
+    assert_memory_equal(x->head_off, y->head_off, sizeof x->head_off);
+    assert_memory_equal(x->head_end, y->head_end, sizeof x->head_end);
+    assert_memory_equal(x->head_used, y->head_used, sizeof x->head_used);
+    assert_memory_equal(x->head_start, y->head_start, sizeof x->head_start);
+    assert_memory_equal(x->head_steps, y->head_steps, sizeof x->head_steps);
+    assert_memory_equal(x->r_off, y->r_off, sizeof x->r_off);
+    assert_memory_equal(x->r_t, y->r_t, sizeof x->r_t);
+    assert_memory_equal(x->r_ret, y->r_ret, sizeof x->r_ret);
+    assert_memory_equal(x->r_len, y->r_len, sizeof x->r_len);
+    assert_memory_equal(x->r_info, y->r_info, sizeof x->r_info);
+    assert_int_equal(x->c_kinds, y->c_kinds);
+    assert_int_equal(x->c_seqv, y->c_seqv);
+    assert_int_equal(x->c_small, y->c_small);
+    assert_memory_equal(x->hot, y->hot, sizeof x->hot);
+    assert_int_equal(x->hot_bytes, y->hot_bytes);
+    assert_int_equal(x->hot_pages, y->hot_pages);
+    assert_int_equal(x->ck_n, y->ck_n);
+    assert_int_equal(x->ck_pos, y->ck_pos);
+    assert_memory_equal(x->ck_centre, y->ck_centre, sizeof x->ck_centre);
+    assert_memory_equal(x->ck_reads, y->ck_reads, sizeof x->ck_reads);
+    assert_memory_equal(x->ck_t, y->ck_t, sizeof x->ck_t);
+    assert_int_equal(a->events, b->events);
+    assert_memory_equal(a->ev, b->ev, sizeof a->ev);
+    assert_int_equal(a->gone_ev, b->gone_ev);
+    assert_int_equal(a->gone_t, b->gone_t);
+    assert_int_equal(a->started, b->started);
+    assert_int_equal(a->cur.cls, b->cur.cls);
+    assert_int_equal(a->cur.first_event, b->cur.first_event);
+    assert_int_equal(a->cur_first_read, b->cur_first_read);
+    assert_int_equal(a->cand, b->cand);
+    assert_int_equal(a->cand_count, b->cand_count);
+    assert_int_equal(a->last_eval_reads, b->last_eval_reads);
+    assert_int_equal(a->misfit, b->misfit);
+    assert_int_equal(a->misfit_seen, b->misfit_seen);
+    assert_int_equal(a->misfit16, b->misfit16);
+}
+
+struct many_phases {
+    int n;
+    struct ioh_cls_phase p[512];
+};
+
+static void on_many(const struct ioh_cls_phase *phase, void *arg)
+{
+    struct many_phases *seen = arg;
+    assert_true(seen->n < 512);
+    seen->p[seen->n++] = *phase;
+}
+
+static void test_phases_feed_next_same(void **state)
+{
+    (void)state;
+    struct stream *st = stream_new();
+    static const uint64_t sizes[] = {100, 4 * KiB, 8 * KiB, 128 * KiB, 1400};
+    int64_t pos = 0;
+    for (int seg = 0; seg < 400; seg++) {
+        const uint64_t len = sizes[rnd(st, 5)];
+        const int n = 1 + (int)rnd(st, seg % 7 == 0 ? 300 : 70);
+        for (int i = 0; i < n; i++, pos += (int64_t)len)
+            rd(st, pos, len);
+        switch (rnd(st, 4)) {
+        case 0: pos = (int64_t)rnd(st, 1ull << 30); break;       /* a jump */
+        case 1: pos = pos > 64 * KiB ? pos - 64 * KiB : 0; break; /* a re-read */
+        case 2: rd(st, pos > 3 * MiB ? pos - 3 * MiB : 0, 4 * KiB); break;
+        default: break;                                          /* goes on */
+        }
+    }
+    struct many_phases *one = calloc(1, sizeof *one), *batched = calloc(1, sizeof *batched);
+    struct ioh_cls_phases *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    assert_non_null(one);
+    assert_non_null(batched);
+    assert_non_null(a);
+    assert_non_null(b);
+    ioh_cls_phases_init(a, NULL, on_many, one);
+    ioh_cls_phases_init(b, NULL, on_many, batched);
+    uint64_t t[32];
+    for (size_t i = 0; i < st->n;) {
+        /* The longest batch of reads that each continue the one before,
+         * equal in size and returned in full (what feed_next takes). */
+        const struct ioh_cls_event *e = &st->ev[i];
+        size_t k = 1;
+        while (k < 32 && i + k < st->n && st->ev[i + k].len == e->len &&
+               st->ev[i + k].ret == e->ret && (uint64_t)e->ret == e->len &&
+               st->ev[i + k].off == st->ev[i + k - 1].off + e->ret)
+            k++;
+        for (size_t j = 0; j < k; j++) {
+            ioh_cls_phases_feed(a, &st->ev[i + j]);
+            t[j] = st->ev[i + j].t;
+        }
+        if ((uint64_t)e->ret == e->len)
+            ioh_cls_phases_feed_next(b, (uint64_t)e->off, e->len, t, (uint32_t)k);
+        else
+            ioh_cls_phases_feed(b, e);
+        same_phase_state(a, b);
+        i += k;
+    }
+    ioh_cls_phases_finish(a);
+    ioh_cls_phases_finish(b);
+    same_phase_state(a, b);
+    assert_true(one->n > 1);
+    assert_int_equal(one->n, batched->n);
+    for (int i = 0; i < one->n; i++) {
+        assert_int_equal(one->p[i].cls, batched->p[i].cls);
+        assert_int_equal(one->p[i].first_event, batched->p[i].first_event);
+        assert_int_equal(one->p[i].last_event, batched->p[i].last_event);
+        assert_int_equal(one->p[i].t_start, batched->p[i].t_start);
+        assert_int_equal(one->p[i].t_end, batched->p[i].t_end);
+        assert_int_equal(one->p[i].reads, batched->p[i].reads);
+        assert_int_equal(one->p[i].bytes, batched->p[i].bytes);
+        assert_true(one->p[i].confidence == batched->p[i].confidence);
+    }
+    assert_true(a->cls.reads > 10000);
+    free(a);
+    free(b);
+    free(one);
+    free(batched);
+    stream_free(st);
+}
+
 /* A phase detector can be finished once; finishing twice reports nothing more. */
 static void test_phases_finish_twice(void **state)
 {
@@ -1079,6 +1218,7 @@ int main(void)
         cmocka_unit_test(test_phases_window_near_limit),
         cmocka_unit_test(test_phases_bursts),
         cmocka_unit_test(test_phases_finish_twice),
+        cmocka_unit_test(test_phases_feed_next_same),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_params),
         cmocka_unit_test(test_result_is_pure),
