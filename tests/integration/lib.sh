@@ -150,6 +150,19 @@ same_output() {
 }
 
 # `iohint dump` must read every trace without error or warning.
+# stress_ok WHAT CMD...: run a stress program of policies/ (closerace,
+# rebind), which prints "OK reads=some" when every read was right: it must
+# not hang, must exit 0 and must have read something. Counts a case.
+stress_ok() {
+    local what=$1 rc=0
+    shift
+    "$@" >"$T/out" 2>&1 || rc=$?
+    [[ $rc -ne 124 && $rc -ne 137 ]] || fail "$what: hung"
+    [[ $rc -eq 0 ]] || { show "$T/out"; fail "$what: exit status $rc"; }
+    grep -q '^OK reads=some$' "$T/out" || { show "$T/out"; fail "$what: no reads done"; }
+    CASES=$((CASES + 1))
+}
+
 dump_ok() {
     local out=$T/dump.$$.txt err=$T/dump.$$.err
     "$IOHINT" dump "$@" >"$out" 2>"$err" ||

@@ -15,12 +15,7 @@ for policy in auto coalesce window sequential,prefetch; do
     for trace in 0 1; do
         env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY="$policy")
         [[ $trace -eq 0 ]] || { mkdir -p "$T/trace"; env+=(IOHINT_TRACE_DIR="$T/trace"); }
-        rc=0
-        env "${env[@]}" timeout -k 5 30 "$prog" "$f" 2 >"$T/out" 2>&1 || rc=$?
-        [[ $rc -ne 124 && $rc -ne 137 ]] || fail "policy $policy (trace $trace): hung"
-        [[ $rc -eq 0 ]] || { show "$T/out"; fail "policy $policy (trace $trace): exit status $rc"; }
-        grep -q '^OK reads=some$' "$T/out" || { show "$T/out"; fail "policy $policy: no reads done"; }
-        CASES=$((CASES + 1))
+        stress_ok "policy $policy (trace $trace)" env "${env[@]}" timeout -k 5 30 "$prog" "$f" 2
     done
 done
 [[ -z $(compgen -G "$T/trace/*.iohtrace") ]] || dump_ok "$T/trace"

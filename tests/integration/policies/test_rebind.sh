@@ -13,14 +13,9 @@ for policy in coalesce auto; do
         for trace in 0 1; do
             env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY="$policy")
             [[ $trace -eq 0 ]] || { mkdir -p "$T/trace"; env+=(IOHINT_TRACE_DIR="$T/trace"); }
-            rc=0
             secs=1.5; [[ $trace -eq 0 ]] || secs=0.7     # a traced dup2 storm makes a big trace
-            env "${env[@]}" timeout -k 5 30 "$prog" "$mode" "$T" $secs >"$T/out" 2>&1 || rc=$?
-            what="policy $policy, $mode (trace $trace)"
-            [[ $rc -ne 124 && $rc -ne 137 ]] || fail "$what: hung"
-            [[ $rc -eq 0 ]] || { show "$T/out"; fail "$what: exit status $rc"; }
-            grep -q '^OK reads=some$' "$T/out" || { show "$T/out"; fail "$what: no reads done"; }
-            CASES=$((CASES + 1))
+            stress_ok "policy $policy, $mode (trace $trace)" \
+                env "${env[@]}" timeout -k 5 30 "$prog" "$mode" "$T" $secs
         done
     done
 done
