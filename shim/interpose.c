@@ -1500,6 +1500,28 @@ static int64_t copy_source_offset(int fd, struct ioh_ofd *o, const int64_t *befo
     return consume_offset(fd, o, got, c);
 }
 
+/* The source of a kernel copy. With no offset pointer it reads from, and
+ * moves, the description's offset: the description is pinned (fd_enter)
+ * and made shared, its kernel offset put where the program is. Returns
+ * what to give copy_source_leave. */
+static int copy_source_enter(int in, int has_off, struct ioh_ofd **op)
+{
+    if (has_off) {
+        *op = ioh_fd_get(in);
+        return ENTER_KERNEL;
+    }
+    uint64_t mark;
+    int how = fd_enter(in, op, &mark);
+    leave_lazy(in, *op);
+    return how;
+}
+
+static void copy_source_leave(struct ioh_ofd *o, int how)
+{
+    if (how != ENTER_KERNEL)
+        ioh_ofd_unpin(o);
+}
+
 IOH_EXPORT ssize_t sendfile(int out, int in, off_t *offp, size_t count)
 {
     if (!ioh_real.sendfile)
@@ -1507,16 +1529,16 @@ IOH_EXPORT ssize_t sendfile(int out, int in, off_t *offp, size_t count)
     if (!observe())
         return ioh_real.sendfile(out, in, offp, count);
     struct call c;
-    struct ioh_ofd *o = ioh_fd_get(in);
+    struct ioh_ofd *o;
     int64_t before = offp ? *offp : 0;
-    if (!offp)
-        leave_lazy(in, o);
+    int how = copy_source_enter(in, offp != NULL, &o);
     enter(&c);
     ssize_t r = ioh_real.sendfile(out, in, offp, count);
     int err = errno;
     if (r > 0)
         changed_fd(out);
     int64_t off = copy_source_offset(in, o, offp ? &before : NULL, r, &c);
+    copy_source_leave(o, how);
     record(IOH_OP_SENDFILE, in, o, off, count, result(r, err), (uint32_t)out, &c, CALLER());
     leave();
     errno = err;
@@ -1530,16 +1552,16 @@ IOH_EXPORT ssize_t sendfile64(int out, int in, off64_t *offp, size_t count)
     if (!observe())
         return ioh_real.sendfile64(out, in, offp, count);
     struct call c;
-    struct ioh_ofd *o = ioh_fd_get(in);
+    struct ioh_ofd *o;
     int64_t before = offp ? *offp : 0;
-    if (!offp)
-        leave_lazy(in, o);
+    int how = copy_source_enter(in, offp != NULL, &o);
     enter(&c);
     ssize_t r = ioh_real.sendfile64(out, in, offp, count);
     int err = errno;
     if (r > 0)
         changed_fd(out);
     int64_t off = copy_source_offset(in, o, offp ? &before : NULL, r, &c);
+    copy_source_leave(o, how);
     record(IOH_OP_SENDFILE, in, o, off, count, result(r, err), (uint32_t)out, &c, CALLER());
     leave();
     errno = err;
@@ -1555,16 +1577,16 @@ IOH_EXPORT ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *ou
     if (!observe())
         return ioh_real.copy_file_range(in, in_off, out, out_off, len, flags);
     struct call c;
-    struct ioh_ofd *o = ioh_fd_get(in);
+    struct ioh_ofd *o;
     int64_t before = in_off ? *in_off : 0;
-    if (!in_off)
-        leave_lazy(in, o);
+    int how = copy_source_enter(in, in_off != NULL, &o);
     enter(&c);
     ssize_t r = ioh_real.copy_file_range(in, in_off, out, out_off, len, flags);
     int err = errno;
     if (r > 0)
         changed_fd(out);
     int64_t off = copy_source_offset(in, o, in_off ? &before : NULL, r, &c);
+    copy_source_leave(o, how);
     record(IOH_OP_COPY_FILE_RANGE, in, o, off, len, result(r, err), (uint32_t)out, &c,
            CALLER());
     leave();
@@ -1581,16 +1603,16 @@ IOH_EXPORT ssize_t splice(int in, off64_t *in_off, int out, off64_t *out_off, si
     if (!observe())
         return ioh_real.splice(in, in_off, out, out_off, len, flags);
     struct call c;
-    struct ioh_ofd *o = ioh_fd_get(in);
+    struct ioh_ofd *o;
     int64_t before = in_off ? *in_off : 0;
-    if (!in_off)
-        leave_lazy(in, o);
+    int how = copy_source_enter(in, in_off != NULL, &o);
     enter(&c);
     ssize_t r = ioh_real.splice(in, in_off, out, out_off, len, flags);
     int err = errno;
     if (r > 0)
         changed_fd(out);
     int64_t off = copy_source_offset(in, o, in_off ? &before : NULL, r, &c);
+    copy_source_leave(o, how);
     record(IOH_OP_SPLICE, in, o, off, len, result(r, err), (uint32_t)out, &c, CALLER());
     leave();
     errno = err;
