@@ -86,14 +86,15 @@ struct ioh_fdent *ioh__fd_entry_create(int fd)
     return &page[fd & (FD_PAGE_SIZE - 1)];
 }
 
-/* A description released while lazy reads were in flight, now that the last
- * one ended: onto a lock-free stack (a reader never waits for the table's
- * lock), which ofd_alloc moves to the pool. */
+/* A description released while reads held it, now that the last let go
+ * (ioh_ofd_put saw exactly DEAD and its own unit): whoever takes the word
+ * from DEAD to 0 pushes it on a lock-free stack (a reader never waits for
+ * the table's lock), which ofd_alloc moves to the pool. */
 void ioh__ofd_retire(struct ioh_ofd *o)
 {
-    uint32_t one = 1;
-    if (!atomic_compare_exchange_strong(&o->dead, &one, 0))
-        return;                   /* the closer, or another reader, pooled it */
+    uint64_t dead = IOH_USE_DEAD;
+    if (!atomic_compare_exchange_strong(&o->use, &dead, 0))
+        return;                   /* held again, or pooled by another */
     struct ioh_ofd *head = atomic_load(&g_fd.retired);
     do
         o->next_free = head;
@@ -135,15 +136,14 @@ static void ofd_release(struct ioh_ofd *o)
         return;
     if (g_fd.release_hook)
         g_fd.release_hook(o);
-    /* A lazy read of it may be in flight (a close racing a read in another
-     * thread): it must not find another file's offset here, so the last
-     * such read pools it (ioh_ofd_lazy_end). Exactly one of us takes `dead`
-     * back to 0. */
-    atomic_store(&o->dead, 1);
-    if (atomic_load(&o->inflight) != 0)
+    /* A read may hold it (a close racing a read in another thread): it must
+     * not find another file's offset here, so the last to let go pools it
+     * (ioh_ofd_put). Whoever takes `use` from exactly DEAD to 0 does. */
+    uint64_t old = atomic_fetch_or(&o->use, IOH_USE_DEAD);
+    if (old & ~IOH_USE_DEAD)
         return;
-    uint32_t one = 1;
-    if (!atomic_compare_exchange_strong(&o->dead, &one, 0))
+    uint64_t dead = IOH_USE_DEAD;
+    if (!atomic_compare_exchange_strong(&o->use, &dead, 0))
         return;
     o->next_free = g_fd.free_list;
     g_fd.free_list = o;
@@ -241,7 +241,7 @@ static struct ioh_ofd *ofd_new(int fd, uint32_t extra)
     if (!o)
         return NULL;
     char *path_page = o->path_page;   /* kept from an earlier file */
-    memset(&o->refs, 0, sizeof *o - offsetof(struct ioh_ofd, refs));   /* not inflight */
+    memset(&o->refs, 0, sizeof *o - offsetof(struct ioh_ofd, refs));   /* not `use` */
     o->path_page = path_page;
     if (ioh_fd_probe(fd, o) < 0) {
         o->next_free = g_fd.free_list;
@@ -335,6 +335,25 @@ void ioh_fd_closed_range(unsigned lo, unsigned hi)
     fd_unlock();
 }
 
+struct ioh_fdent *ioh_fd_rebind_begin(int fd)
+{
+    /* Created if need be: a page made by another thread's open in the
+     * middle of the rebind would give its readers a mark that never moves. */
+    struct ioh_fdent *e = ioh_fd_entry(fd, 1);
+    if (e) {
+        atomic_store(&e->rebinder, ioh_tid());
+        atomic_fetch_add(&e->rebind, (1u << 16) + 1);
+    }
+    return e;
+}
+
+int ioh_fd_rebind_mine(int fd)
+{
+    struct ioh_fdent *e = ioh_fd_entry(fd, 0);
+    return e && (atomic_load(&e->rebind) & IOH_FD_REBIND_BUSY) &&
+           atomic_load(&e->rebinder) == ioh_tid();
+}
+
 void ioh_fd_rebind_range(unsigned lo, unsigned hi, struct ioh_fd_pageset *pages, int end)
 {
     if (lo >= FD_PAGES * FD_PAGE_SIZE)
@@ -354,8 +373,11 @@ void ioh_fd_rebind_range(unsigned lo, unsigned hi, struct ioh_fd_pageset *pages,
             pages->bits[pi / 64] |= bit;
         unsigned first = pi == lo >> FD_PAGE_BITS ? lo & (FD_PAGE_SIZE - 1) : 0;
         unsigned last = pi == hi >> FD_PAGE_BITS ? hi & (FD_PAGE_SIZE - 1) : FD_PAGE_SIZE - 1;
-        for (unsigned i = first; i <= last; i++)
+        for (unsigned i = first; i <= last; i++) {
+            if (!end)
+                atomic_store(&page[i].rebinder, ioh_tid());
             atomic_fetch_add(&page[i].rebind, end ? (1u << 16) - 1 : (1u << 16) + 1);
+        }
     }
 }
 
@@ -413,7 +435,7 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
      * of the same description wait). Bounded: a signal handler on a thread
      * whose own lazy read it interrupted must not wait for itself. */
     uint64_t t0 = 0;
-    while (atomic_load(&o->inflight)) {
+    while (atomic_load(&o->use) & IOH_USE_LAZY_MASK) {
         uint64_t now = ioh_clock_ns(CLOCK_MONOTONIC);
         if (!t0)
             t0 = now;

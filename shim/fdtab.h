@@ -48,9 +48,7 @@ struct ioh_coalesce;
 struct ioh_ofd {
     /* Kept when the ofd is reused (ofd_new clears from `refs` on): a reader
      * that loaded it before a racing close still counts itself here. */
-    _Atomic uint32_t inflight;     /* lazy reads in progress (ioh_ofd_lazy_begin) */
-    _Atomic uint32_t dead;         /* released while reads were in flight: the
-                                      last of them pools it (ioh_ofd_lazy_end) */
+    _Atomic uint64_t use;          /* IOH_USE_*: reads in progress, released */
     _Atomic uint32_t refs;         /* fd entries pointing here; guarded by the lock */
     _Atomic uint32_t flags;        /* IOH_OFD_*; bits only ever added */
     uint32_t file_id;              /* trace file id, unique in the process */
@@ -85,6 +83,7 @@ struct ioh_fdent {
     _Atomic(FILE *) stream;
     _Atomic int64_t stream_end;
     _Atomic uint64_t rebind;       /* see ioh_fd_rebind_begin */
+    _Atomic uint32_t rebinder;     /* the thread that began the last rebind */
 };
 
 void ioh_fdtab_init(void);
@@ -133,15 +132,7 @@ static inline struct ioh_ofd *ioh_fd_lookup(int fd)
 #define IOH_FD_REBIND_BUSY 0xffffu
 #define IOH_FD_REBIND_NONE UINT64_MAX     /* a mark that never matches */
 
-static inline struct ioh_fdent *ioh_fd_rebind_begin(int fd)
-{
-    /* Created if need be: a page made by another thread's open in the
-     * middle of the rebind would give its readers a mark that never moves. */
-    struct ioh_fdent *e = ioh_fd_entry(fd, 1);
-    if (e)
-        atomic_fetch_add(&e->rebind, (1u << 16) + 1);
-    return e;
-}
+struct ioh_fdent *ioh_fd_rebind_begin(int fd);
 
 static inline void ioh_fd_rebind_end(struct ioh_fdent *e)
 {
@@ -164,6 +155,11 @@ static inline uint64_t ioh_fd_rebind_mark(int fd)
     uint64_t v = atomic_load_explicit(&e->rebind, memory_order_acquire);
     return (v & IOH_FD_REBIND_BUSY) ? IOH_FD_REBIND_NONE : v;
 }
+
+/* Is fd being rebound by this very thread (a signal handler reading the
+ * number the code it interrupted is closing)? Then waiting would be
+ * waiting for ourselves. */
+int ioh_fd_rebind_mine(int fd);
 
 /* Was fd left alone since `mark` was taken? (After the read's system call,
  * which orders it; after a copy, the caller's acquire fence does.) */
@@ -221,43 +217,56 @@ static inline int ioh_ofd_lazy(const struct ioh_ofd *o)
 /* Pinning. A close racing a read in another thread releases the read's
  * description; pooled and handed to the next file opened, it would take the
  * read's offset update (a claim, a count) as its own. So a read that moves
- * o's offset pins o first: a description released while pinned is pooled by
- * the last unpin (ofd_release defers to it). But o may have been released,
- * and reused, between the lookup and the pin: so the read keeps o only if
- * fd was not rebound since its mark (ioh_fd_rebind_mark, taken before the
- * lookup; the wrappers' fd_enter does all this). */
+ * o's offset holds it in `use` first: a description released while held is
+ * pooled by the last to let go (ofd_release defers to it). But o may have
+ * been released, and reused, between the lookup and the hold: so the read
+ * keeps o only if fd was not rebound since its mark (ioh_fd_rebind_mark,
+ * taken before the lookup; the wrappers' fd_enter does all this).
+ *
+ * One word, so that who pools is decided by one atomic operation (a flag
+ * beside a count let a late reader pool a description another had just
+ * taken): the lazy reads in flight (what ioh_ofd_sync waits for), the
+ * other holds (a read that goes to the kernel but counts o's offset: a
+ * sync must not wait for it, nor for itself), and DEAD, set by the release.
+ * Whoever takes the word from exactly DEAD to 0 pools o. */
+#define IOH_USE_LAZY      1ull
+#define IOH_USE_LAZY_MASK 0xffffffffull
+#define IOH_USE_HOLD      (1ull << 32)
+#define IOH_USE_DEAD      (1ull << 63)
+
 void ioh__ofd_retire(struct ioh_ofd *o);
-static inline void ioh_ofd_pin(struct ioh_ofd *o)
+static inline void ioh_ofd_put(struct ioh_ofd *o, uint64_t unit)
 {
-    atomic_fetch_add_explicit(&o->inflight, 1, memory_order_seq_cst);
+    uint64_t old = atomic_fetch_sub_explicit(&o->use, unit, memory_order_seq_cst);
+    if (__builtin_expect(old == (IOH_USE_DEAD | unit), 0))
+        ioh__ofd_retire(o);
 }
 
-static inline void ioh_ofd_unpin(struct ioh_ofd *o)
+/* A lazy read's count becomes a plain hold (before a sync of its own). */
+static inline void ioh_ofd_lazy_to_hold(struct ioh_ofd *o)
 {
-    if (atomic_fetch_sub_explicit(&o->inflight, 1, memory_order_seq_cst) == 1 &&
-        __builtin_expect(atomic_load_explicit(&o->dead, memory_order_seq_cst) != 0, 0))
-        ioh__ofd_retire(o);
+    atomic_fetch_add_explicit(&o->use, IOH_USE_HOLD - IOH_USE_LAZY, memory_order_seq_cst);
 }
 
 /* Bracket a lazy read (or seek) of o: 1 if o is lazy and the read may go on
  * lazily (then call ioh_ofd_lazy_end after claiming), 0 if it must go to the
- * kernel. The count (the pin) comes before the check and a sync point marks
- * the description shared before it waits for the count to drop
+ * kernel. The count comes before the check and a sync point marks the
+ * description shared before it waits for the count to drop
  * (ioh_ofd_sync), so a lazy read either sees "shared" or is waited for: a
  * fork never happens in the middle of one, as the kernel's f_pos lock would
  * ensure. */
 static inline int ioh_ofd_lazy_begin(struct ioh_ofd *o)
 {
-    ioh_ofd_pin(o);
+    atomic_fetch_add_explicit(&o->use, IOH_USE_LAZY, memory_order_seq_cst);
     if (ioh_ofd_lazy(o))
         return 1;
-    ioh_ofd_unpin(o);
+    ioh_ofd_put(o, IOH_USE_LAZY);
     return 0;
 }
 
 static inline void ioh_ofd_lazy_end(struct ioh_ofd *o)
 {
-    ioh_ofd_unpin(o);
+    ioh_ofd_put(o, IOH_USE_LAZY);
 }
 
 /* A lazy read or seek is about to leave the kernel offset behind. */

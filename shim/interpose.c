@@ -435,17 +435,22 @@ static inline int blocks_ok(void)
     return !atomic_load_explicit(&g_shared_map, memory_order_relaxed);
 }
 
-/* Look fd up and pin its description (fdtab.h, "Pinning"). ENTER_LAZY: the
- * read (or seek) may go on lazily; ENTER_PINNED: it goes to the kernel with
- * o pinned, since it moves o's offset; both end with ioh_ofd_unpin.
- * ENTER_KERNEL: nothing pinned (fd unknown: *op NULL; or o has no offset,
- * and a pipe's read may block for long). *mark is taken before each lookup
- * and o is kept only if fd was not rebound since: else it may have been
- * released and be another file's by now, and fd is looked up again. A
- * rebind takes a system call's time, so this ends at once but for a number
- * rebound in a tight loop (yield to it) or left marked by a thread that
- * left a close by siglongjmp: after a second of that the read goes to the
- * kernel knowing nothing of fd (*op NULL), never waiting for good. */
+/* Look fd up and hold its description (fdtab.h, "Pinning"). ENTER_LAZY:
+ * the read (or seek) may go on lazily; ENTER_PINNED: it goes to the kernel,
+ * o held; both end with fd_leave. ENTER_KERNEL: fd unknown (*op NULL). Even
+ * a pipe's description is held (a read of it may block for long, which
+ * only delays its reuse: syncs wait for lazy reads, not holds): o looked up
+ * but not held could be handed to a file opened meanwhile, whose offset
+ * the caller would then count. *mark is taken before each lookup and o is
+ * kept only if fd was not rebound since: else it may have been released
+ * and be another file's by now, and fd is looked up again - after the
+ * rebind in progress ends. That wait must not be cut short: a read that
+ * gave up and went to the kernel unaided would read a lazily read file at
+ * its lagging kernel offset (seen: a close preempted for more than 10 ms
+ * between its system call and the end of its bracket, while another
+ * thread read the number the close had freed and an open had taken). It
+ * ends at once for a signal handler inside its own thread's rebind, and
+ * after a second (a thread that left a close by siglongjmp). */
 enum { ENTER_KERNEL, ENTER_PINNED, ENTER_LAZY };
 static int fd_enter(int fd, struct ioh_ofd **op, uint64_t *mark)
 {
@@ -455,16 +460,17 @@ static int fd_enter(int fd, struct ioh_ofd **op, uint64_t *mark)
         struct ioh_ofd *o = *op = ioh_fd_get(fd);
         if (!o)
             return ENTER_KERNEL;
-        ioh_ofd_pin(o);
+        /* Counted as a lazy read before the checks (ioh_ofd_lazy_begin). */
+        atomic_fetch_add_explicit(&o->use, IOH_USE_LAZY, memory_order_seq_cst);
         if (ioh_fd_rebind_same(fd, *mark)) {
             if (ioh_ofd_lazy(o))
                 return ENTER_LAZY;
-            if (atomic_load_explicit(&o->flags, memory_order_relaxed) & IOH_OFD_SEEKABLE)
-                return ENTER_PINNED;
-            ioh_ofd_unpin(o);
-            return ENTER_KERNEL;
+            ioh_ofd_lazy_to_hold(o);  /* a sync of ours must not wait for us */
+            return ENTER_PINNED;
         }
-        ioh_ofd_unpin(o);
+        ioh_ofd_put(o, IOH_USE_LAZY);
+        if (ioh_fd_rebind_mine(fd))
+            break;
         if (tries < 8)
             continue;
         uint64_t now = ioh_clock_ns(CLOCK_MONOTONIC);
@@ -476,6 +482,24 @@ static int fd_enter(int fd, struct ioh_ofd **op, uint64_t *mark)
     }
     *op = NULL;
     return ENTER_KERNEL;
+}
+
+/* ENTER_LAZY going to the kernel after all (a sync of its own first). */
+static int fd_to_kernel(struct ioh_ofd *o, int how)
+{
+    if (how == ENTER_LAZY) {
+        ioh_ofd_lazy_to_hold(o);
+        return ENTER_PINNED;
+    }
+    return how;
+}
+
+static void fd_leave(struct ioh_ofd *o, int how)
+{
+    if (how == ENTER_LAZY)
+        ioh_ofd_put(o, IOH_USE_LAZY);
+    else if (how == ENTER_PINNED)
+        ioh_ofd_put(o, IOH_USE_HOLD);
 }
 
 static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller)
@@ -501,7 +525,7 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
         } else {
             r = lazy_read(fd, o, buf, n, &err, &off);
         }
-        ioh_ofd_unpin(o);
+        fd_leave(o, how);
         if (c.flags & IOH_EV_SERVED)
             pthread_testcancel(); /* read() is a cancellation point */
     } else {
@@ -509,8 +533,7 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
         r = real_read(fd, buf, n);
         err = errno;
         off = consume_offset(fd, o, r, &c);
-        if (how == ENTER_PINNED)
-            ioh_ofd_unpin(o);
+        fd_leave(o, how);
     }
     record(IOH_OP_READ, fd, o, off, n, result(r, err), 0, &c, caller);
     policy_observe(fd, o, off, n, result(r, err), &c);
@@ -563,15 +586,13 @@ static ssize_t do_readv(int fd, const struct iovec *iov, int cnt, void *caller)
     int how = fd_enter(fd, &o, &mark);
     if (how == ENTER_LAZY) {
         r = lazy_readv(fd, o, iov, cnt, &err, &off);
-        ioh_ofd_unpin(o);
     } else {
         policy_sync(fd, o);
         r = real_readv(fd, iov, cnt);
         err = errno;
         off = consume_offset(fd, o, r, &c);
-        if (how == ENTER_PINNED)
-            ioh_ofd_unpin(o);
     }
+    fd_leave(o, how);
     record(IOH_OP_READV, fd, o, off, iov_total(iov, cnt), result(r, err), (uint32_t)cnt, &c,
            caller);
     policy_observe(fd, o, off, iov_total(iov, cnt), result(r, err), &c);
@@ -602,6 +623,7 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
     if (how == ENTER_LAZY && flags == 0) {
         r = lazy_readv(fd, o, iov, cnt, &err, &at);
     } else {
+        how = fd_to_kernel(o, how);
         if (off == -1)
             policy_sync(fd, o);
         r = real_preadv2(fd, iov, cnt, off, flags);
@@ -609,8 +631,7 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
         if (off == -1)
             at = consume_offset(fd, o, r, &c);
     }
-    if (how != ENTER_KERNEL)
-        ioh_ofd_unpin(o);
+    fd_leave(o, how);
     record(off == -1 ? IOH_OP_READV : IOH_OP_PREADV, fd, o, at, iov_total(iov, cnt),
            result(r, err), (uint32_t)cnt, &c, caller);
     policy_observe(fd, o, at, iov_total(iov, cnt), result(r, err), &c);
@@ -784,8 +805,7 @@ static off64_t do_lseek(int fd, off64_t off, int whence, void *caller)
         if (r >= 0 && o && ioh_ofd_private(o))
             atomic_store_explicit(&o->offset, r, memory_order_relaxed);
     }
-    if (how != ENTER_KERNEL)
-        ioh_ofd_unpin(o);
+    fd_leave(o, how);
     record(IOH_OP_LSEEK, fd, o, r >= 0 ? r : -1, (uint64_t)off, result(r, err),
            (uint32_t)whence, &c, caller);
     leave();
@@ -1512,14 +1532,14 @@ static int copy_source_enter(int in, int has_off, struct ioh_ofd **op)
     }
     uint64_t mark;
     int how = fd_enter(in, op, &mark);
+    how = fd_to_kernel(*op, how);   /* the kernel copies, from its own offset */
     leave_lazy(in, *op);
     return how;
 }
 
 static void copy_source_leave(struct ioh_ofd *o, int how)
 {
-    if (how != ENTER_KERNEL)
-        ioh_ofd_unpin(o);
+    fd_leave(o, how);
 }
 
 IOH_EXPORT ssize_t sendfile(int out, int in, off_t *offp, size_t count)
