@@ -502,6 +502,25 @@ static void fd_leave(struct ioh_ofd *o, int how)
         ioh_ofd_put(o, IOH_USE_HOLD);
 }
 
+/* fd's description becomes shared and its kernel offset is put where the
+ * program is: a second descriptor (dup) or stdio will read from the kernel
+ * offset. Held while it syncs, so that a racing close cannot have us sync
+ * (lseek through fd) to the offset of the next file given the memory. */
+static void share_description(int fd)
+{
+    if (!ioh_fd_lookup(fd))
+        return;                   /* unknown to us: nothing of ours lags */
+    struct ioh_ofd *o;
+    uint64_t mark;
+    int how = fd_enter(fd, &o, &mark);
+    if (!o)
+        return;
+    how = fd_to_kernel(o, how);
+    ioh_ofd_share(o);
+    policy_sync(fd, o);
+    fd_leave(o, how);
+}
+
 static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller)
 {
     if (__builtin_expect(ioh_tls.internal != 0, 0))
@@ -1072,11 +1091,7 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
         /* A second descriptor can travel where our wrappers do not follow
          * (SCM_RIGHTS, an exec'd child): from now on the kernel offset must
          * be exact. */
-        struct ioh_ofd *src = ioh_fd_lookup(oldfd);
-        if (src) {
-            ioh_ofd_share(src);
-            policy_sync(oldfd, src);
-        }
+        share_description(oldfd);
         enter(&c);
     }
     int r;
@@ -1114,11 +1129,8 @@ static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg
     int watch = observe() && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC || cmd == F_SETFL);
     struct call c;
     if (watch) {
-        struct ioh_ofd *src = ioh_fd_lookup(fd);
-        if (src && cmd != F_SETFL) {
-            ioh_ofd_share(src);
-            policy_sync(fd, src);
-        }
+        if (cmd != F_SETFL)
+            share_description(fd);
         enter(&c);
     }
     if (observe() && is_lock_cmd(cmd))
@@ -2276,11 +2288,7 @@ IOH_EXPORT FILE *fdopen(int fd, const char *mode)
     }
     if (!observe())
         return ioh_real.fdopen(fd, mode);
-    struct ioh_ofd *src = ioh_fd_lookup(fd);
-    if (src) {                    /* stdio reads through the kernel offset */
-        ioh_ofd_share(src);
-        policy_sync(fd, src);
-    }
+    share_description(fd);        /* stdio reads through the kernel offset */
     struct call c;
     enter(&c);
     FILE *f = ioh_real.fdopen(fd, mode);
