@@ -340,18 +340,9 @@ struct ioh_fdent *ioh_fd_rebind_begin(int fd)
     /* Created if need be: a page made by another thread's open in the
      * middle of the rebind would give its readers a mark that never moves. */
     struct ioh_fdent *e = ioh_fd_entry(fd, 1);
-    if (e) {
-        atomic_store(&e->rebinder, ioh_tid());
+    if (e)
         atomic_fetch_add(&e->rebind, (1u << 16) + 1);
-    }
     return e;
-}
-
-int ioh_fd_rebind_mine(int fd)
-{
-    struct ioh_fdent *e = ioh_fd_entry(fd, 0);
-    return e && (atomic_load(&e->rebind) & IOH_FD_REBIND_BUSY) &&
-           atomic_load(&e->rebinder) == ioh_tid();
 }
 
 void ioh_fd_rebind_range(unsigned lo, unsigned hi, struct ioh_fd_pageset *pages, int end)
@@ -373,11 +364,8 @@ void ioh_fd_rebind_range(unsigned lo, unsigned hi, struct ioh_fd_pageset *pages,
             pages->bits[pi / 64] |= bit;
         unsigned first = pi == lo >> FD_PAGE_BITS ? lo & (FD_PAGE_SIZE - 1) : 0;
         unsigned last = pi == hi >> FD_PAGE_BITS ? hi & (FD_PAGE_SIZE - 1) : FD_PAGE_SIZE - 1;
-        for (unsigned i = first; i <= last; i++) {
-            if (!end)
-                atomic_store(&page[i].rebinder, ioh_tid());
+        for (unsigned i = first; i <= last; i++)
             atomic_fetch_add(&page[i].rebind, end ? (1u << 16) - 1 : (1u << 16) + 1);
-        }
     }
 }
 
@@ -426,10 +414,13 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
      * while another thread's sync may still move the offset back. */
     int expected = 1;
     if (!atomic_compare_exchange_strong(&o->lagging, &expected, 2)) {
-        while (atomic_load(&o->lagging) == 2)
+        /* Not waiting for ourselves: a signal handler that interrupted
+         * this thread's own sync. */
+        while (atomic_load(&o->lagging) == 2 && atomic_load(&o->sync_tid) != ioh_tid())
             ioh_raw0(SYS_sched_yield);
         return;
     }
+    atomic_store(&o->sync_tid, ioh_tid());
     /* Let the lazy reads in flight in other threads finish (a read waiting on
      * slow storage included, as the kernel's f_pos lock would make a reader
      * of the same description wait). Bounded: a signal handler on a thread

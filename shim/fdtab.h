@@ -64,6 +64,7 @@ struct ioh_ofd {
     struct ioh_ofd *next_free;     /* pool free list; guarded by the lock */
     struct ioh_pol_file *_Atomic pol; /* policy state (policies/), or NULL */
     struct ioh_coalesce *_Atomic cb;  /* its block cache when it coalesces, or NULL */
+    _Atomic uint32_t sync_tid;     /* the thread moving it when lagging is 2 */
     _Atomic int lagging;           /* 1: the kernel offset lags `offset` (lazy
                                       offsets); 2: a sync is moving it; 0: exact */
     _Atomic int64_t fast_end;      /* where the last read served by the read()
@@ -83,7 +84,6 @@ struct ioh_fdent {
     _Atomic(FILE *) stream;
     _Atomic int64_t stream_end;
     _Atomic uint64_t rebind;       /* see ioh_fd_rebind_begin */
-    _Atomic uint32_t rebinder;     /* the thread that began the last rebind */
 };
 
 void ioh_fdtab_init(void);
@@ -155,11 +155,6 @@ static inline uint64_t ioh_fd_rebind_mark(int fd)
     uint64_t v = atomic_load_explicit(&e->rebind, memory_order_acquire);
     return (v & IOH_FD_REBIND_BUSY) ? IOH_FD_REBIND_NONE : v;
 }
-
-/* Is fd being rebound by this very thread (a signal handler reading the
- * number the code it interrupted is closing)? Then waiting would be
- * waiting for ourselves. */
-int ioh_fd_rebind_mine(int fd);
 
 /* Was fd left alone since `mark` was taken? (After the read's system call,
  * which orders it; after a copy, the caller's acquire fence does.) */

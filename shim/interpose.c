@@ -441,44 +441,32 @@ static inline int blocks_ok(void)
  * a pipe's description is held (a read of it may block for long, which
  * only delays its reuse: syncs wait for lazy reads, not holds): o looked up
  * but not held could be handed to a file opened meanwhile, whose offset
- * the caller would then count. *mark is taken before each lookup and o is
- * kept only if fd was not rebound since: else it may have been released
- * and be another file's by now, and fd is looked up again - after the
- * rebind in progress ends. That wait must not be cut short: a read that
- * gave up and went to the kernel unaided would read a lazily read file at
- * its lagging kernel offset (seen: a close preempted for more than 10 ms
- * between its system call and the end of its bracket, while another
- * thread read the number the close had freed and an open had taken). It
- * ends at once for a signal handler inside its own thread's rebind, and
- * after a second (a thread that left a close by siglongjmp). */
+ * the caller would then count. Held, o is kept if fd's entry still points
+ * to it: a release changes the entry before it looks for holds, so o was
+ * not released before our hold, and cannot be now. (No waiting for a
+ * rebind in progress: a close that lingers for seconds after the kernel
+ * freed the number must not stall the reads of the file an open gave that
+ * number.) *mark is taken before the lookup, for the blocks (coalesce.h).
+ * A number whose entry changes under 64 lookups in a row goes to the kernel
+ * unaided. */
 enum { ENTER_KERNEL, ENTER_PINNED, ENTER_LAZY };
 static int fd_enter(int fd, struct ioh_ofd **op, uint64_t *mark)
 {
-    uint64_t t0 = 0;
-    for (unsigned tries = 0;; tries++) {
+    for (unsigned tries = 0; tries < 64; tries++) {
         *mark = ioh_fd_rebind_mark(fd);
         struct ioh_ofd *o = *op = ioh_fd_get(fd);
         if (!o)
             return ENTER_KERNEL;
         /* Counted as a lazy read before the checks (ioh_ofd_lazy_begin). */
         atomic_fetch_add_explicit(&o->use, IOH_USE_LAZY, memory_order_seq_cst);
-        if (ioh_fd_rebind_same(fd, *mark)) {
+        struct ioh_fdent *e = ioh_fd_entry(fd, 0);
+        if (e && atomic_load_explicit(&e->ofd, memory_order_seq_cst) == o) {
             if (ioh_ofd_lazy(o))
                 return ENTER_LAZY;
             ioh_ofd_lazy_to_hold(o);  /* a sync of ours must not wait for us */
             return ENTER_PINNED;
         }
         ioh_ofd_put(o, IOH_USE_LAZY);
-        if (ioh_fd_rebind_mine(fd))
-            break;
-        if (tries < 8)
-            continue;
-        uint64_t now = ioh_clock_ns(CLOCK_MONOTONIC);
-        if (!t0)
-            t0 = now;
-        else if (now - t0 > 1000000000)
-            break;
-        ioh_raw0(SYS_sched_yield);
     }
     *op = NULL;
     return ENTER_KERNEL;
