@@ -215,8 +215,8 @@ static inline int ioh_ofd_lazy(const struct ioh_ofd *o)
  * o's offset holds it in `use` first: a description released while held is
  * pooled by the last to let go (ofd_release defers to it). But o may have
  * been released, and reused, between the lookup and the hold: so the read
- * keeps o only if fd was not rebound since its mark (ioh_fd_rebind_mark,
- * taken before the lookup; the wrappers' fd_enter does all this).
+ * keeps o only if fd's entry still points to it once held (a release
+ * changes the entry first; the wrappers' fd_enter does all this).
  *
  * One word, so that who pools is decided by one atomic operation (a flag
  * beside a count let a late reader pool a description another had just
