@@ -300,6 +300,11 @@ struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra)
     if (!e || !fd_lock())
         return NULL;
     struct ioh_ofd *o = ofd_new(fd, extra);
+    /* The number still had a description: it was closed where no wrapper
+     * saw it. Releasing that one is a rebind too (fdtab.h): readers that
+     * marked the number before must not keep it. */
+    if (atomic_load(&e->ofd))
+        atomic_fetch_add(&e->rebind, 1u << 16);
     entry_set(e, o);
     fd_unlock();
     return o;

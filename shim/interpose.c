@@ -441,9 +441,11 @@ static inline int blocks_ok(void)
  * a pipe's description is held (a read of it may block for long, which
  * only delays its reuse: syncs wait for lazy reads, not holds): o looked up
  * but not held could be handed to a file opened meanwhile, whose offset
- * the caller would then count. Held, o is kept if fd's entry still points
- * to it: a release changes the entry before it looks for holds, so o was
- * not released before our hold, and cannot be now. (No waiting for a
+ * the caller would then count. Held, o is kept if no rebind of fd began
+ * since the mark (every release of a description is inside one), or else
+ * if fd's entry still points to it: a release changes the entry before it
+ * looks for holds, so o was not released before our hold, and cannot be
+ * now. (No waiting for a
  * rebind in progress: a close that lingers for seconds after the kernel
  * freed the number must not stall the reads of the file an open gave that
  * number.) *mark is taken before the lookup, for the blocks (coalesce.h).
@@ -459,8 +461,11 @@ static int fd_enter(int fd, struct ioh_ofd **op, uint64_t *mark)
             return ENTER_KERNEL;
         /* Counted as a lazy read before the checks (ioh_ofd_lazy_begin). */
         atomic_fetch_add_explicit(&o->use, IOH_USE_LAZY, memory_order_seq_cst);
-        struct ioh_fdent *e = ioh_fd_entry(fd, 0);
-        if (e && atomic_load_explicit(&e->ofd, memory_order_seq_cst) == o) {
+        /* Kept if no rebind began since the mark (the common case, and the
+         * cheapest test), or if fd's entry still points to o. */
+        struct ioh_fdent *e;
+        if (ioh_fd_rebind_same(fd, *mark) ||
+            ((e = ioh_fd_entry(fd, 0)) && atomic_load_explicit(&e->ofd, memory_order_seq_cst) == o)) {
             if (ioh_ofd_lazy(o))
                 return ENTER_LAZY;
             ioh_ofd_lazy_to_hold(o);  /* a sync of ours must not wait for us */
