@@ -102,30 +102,15 @@ void ioh_coalesce_free(struct ioh_coalesce *cb)
     /* A thread that took the block before its file was closed may be
      * refilling it (or a handler interrupted us doing so): then it pools
      * the block when it lets go (block_unlock), rather than us waiting. */
-    atomic_store(&cb->dead, 1);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (ioh_spin_trylock(&cb->owner))
+    if (ioh_spin_free_locked(&cb->owner, &cb->dead))
         pool_put(cb);
 }
 
-/* Let go of the refill lock; if the block was freed meanwhile, pool it.
- * Exactly one of us and ioh_coalesce_free gets the lock after `dead` is
- * set (the fence keeps our load of `dead` after our unlock, as the closer's
- * store of `dead` comes before its try). */
+/* Let go of the refill lock; if the block was freed meanwhile, pool it. */
 static void block_unlock(struct ioh_coalesce *cb)
 {
-    for (;;) {
-        ioh_spin_unlock(&cb->owner);
-        atomic_thread_fence(memory_order_seq_cst);
-        if (!atomic_load(&cb->dead) || !ioh_spin_trylock(&cb->owner))
-            return;
-        if (atomic_load(&cb->dead)) {
-            pool_put(cb);
-            return;
-        }
-        /* Reused meanwhile, live again: let go as its holder, in case its
-         * new file was closed while we held it. */
-    }
+    if (ioh_spin_unlock_or_retire(&cb->owner, &cb->dead))
+        pool_put(cb);
 }
 
 /* Refill the block at `at`. Returns bytes now held (0 at EOF), -errno, or

@@ -155,21 +155,11 @@ static void pf_retire(struct ioh_pol_file *pf)
 }
 
 /* An observer lets go; if the file was released meanwhile, the state is
- * retired here. Exactly one of us and ioh_pol_released gets the lock once
- * `dead` is set (the fence orders our unlock before our load of `dead`). */
+ * retired here. */
 static void pf_unlock(struct ioh_pol_file *pf)
 {
-    for (;;) {
-        ioh_spin_unlock(&pf->owner);
-        atomic_thread_fence(memory_order_seq_cst);
-        if (!atomic_load(&pf->dead) || !ioh_spin_trylock(&pf->owner))
-            return;
-        if (atomic_load(&pf->dead)) {
-            pf_retire(pf);
-            return;
-        }
-        /* Reused meanwhile: let go as its holder (see block_unlock). */
-    }
+    if (ioh_spin_unlock_or_retire(&pf->owner, &pf->dead))
+        pf_retire(pf);
 }
 
 /* sysinfo, not /proc/meminfo: the kernel builds all of meminfo's text on
@@ -308,9 +298,7 @@ void ioh_pol_released(struct ioh_ofd *o)
      * lets go (pf_unlock), rather than us waiting. Taken, the lock stays
      * held while the state is free. (A thread gone with a fork while it
      * held it never lets go: that state is lost, once.) */
-    atomic_store(&pf->dead, 1);
-    atomic_thread_fence(memory_order_seq_cst);
-    if (ioh_spin_trylock(&pf->owner))
+    if (ioh_spin_free_locked(&pf->owner, &pf->dead))
         pf_retire(pf);
 }
 

@@ -57,6 +57,35 @@ static inline void ioh_spin_unlock(_Atomic uint32_t *owner)
     atomic_store_explicit(owner, 0, memory_order_release);
 }
 
+/* Freeing an object another thread may hold locked, without waiting for
+ * it. The freer sets `dead`; exactly one of it and the holder then takes
+ * the lock again and retires the object (pools it, lock kept). The fences
+ * order each side's store before its load of the other's word.
+ *
+ * The freer: 1 if it holds the lock now and must retire the object. */
+static inline int ioh_spin_free_locked(_Atomic uint32_t *owner, _Atomic uint32_t *dead)
+{
+    atomic_store(dead, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    return ioh_spin_trylock(owner);
+}
+
+/* The holder lets go: 1 if it holds the lock again and must retire the
+ * object, freed meanwhile. An object reused meanwhile (live again) is let
+ * go as its holder once more, in case its next life was freed while we
+ * held it. */
+static inline int ioh_spin_unlock_or_retire(_Atomic uint32_t *owner, _Atomic uint32_t *dead)
+{
+    for (;;) {
+        ioh_spin_unlock(owner);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!atomic_load(dead) || !ioh_spin_trylock(owner))
+            return 0;
+        if (atomic_load(dead))
+            return 1;
+    }
+}
+
 /* Zeroed anonymous memory, or NULL. */
 static inline void *ioh_map_anon(size_t size)
 {
