@@ -304,7 +304,7 @@ struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra)
      * saw it. Releasing that one is a rebind too (fdtab.h): readers that
      * marked the number before must not keep it. */
     if (atomic_load(&e->ofd))
-        atomic_fetch_add(&e->rebind, 1u << 16);
+        atomic_fetch_add(&e->rebind, IOH_FD_REBIND_BEGIN + IOH_FD_REBIND_END);
     entry_set(e, o);
     fd_unlock();
     return o;
@@ -346,7 +346,7 @@ struct ioh_fdent *ioh_fd_rebind_begin(int fd)
      * middle of the rebind would give its readers a mark that never moves. */
     struct ioh_fdent *e = ioh_fd_entry(fd, 1);
     if (e)
-        atomic_fetch_add(&e->rebind, (1u << 16) + 1);
+        atomic_fetch_add(&e->rebind, IOH_FD_REBIND_BEGIN);
     return e;
 }
 
@@ -370,7 +370,7 @@ void ioh_fd_rebind_range(unsigned lo, unsigned hi, struct ioh_fd_pageset *pages,
         unsigned first = pi == lo >> FD_PAGE_BITS ? lo & (FD_PAGE_SIZE - 1) : 0;
         unsigned last = pi == hi >> FD_PAGE_BITS ? hi & (FD_PAGE_SIZE - 1) : FD_PAGE_SIZE - 1;
         for (unsigned i = first; i <= last; i++)
-            atomic_fetch_add(&page[i].rebind, end ? (1u << 16) - 1 : (1u << 16) + 1);
+            atomic_fetch_add(&page[i].rebind, end ? IOH_FD_REBIND_END : IOH_FD_REBIND_BEGIN);
     }
 }
 

@@ -129,15 +129,17 @@ static inline struct ioh_ofd *ioh_fd_lookup(int fd)
  * Bits 0-15 of `rebind` count the rebinds in progress (a read that starts
  * during one keeps nothing), the bits above count rebinds begun and ended,
  * so any rebind that overlaps the read changes the value. */
-#define IOH_FD_REBIND_BUSY 0xffffu
-#define IOH_FD_REBIND_NONE UINT64_MAX     /* a mark that never matches */
+#define IOH_FD_REBIND_BUSY  0xffffu
+#define IOH_FD_REBIND_BEGIN ((1u << 16) + 1)   /* one more begun, one in progress */
+#define IOH_FD_REBIND_END   ((1u << 16) - 1)   /* one more ended, one fewer in progress */
+#define IOH_FD_REBIND_NONE  UINT64_MAX         /* a mark that never matches */
 
 struct ioh_fdent *ioh_fd_rebind_begin(int fd);
 
 static inline void ioh_fd_rebind_end(struct ioh_fdent *e)
 {
     if (e)
-        atomic_fetch_add(&e->rebind, (1u << 16) - 1);
+        atomic_fetch_add(&e->rebind, IOH_FD_REBIND_END);
 }
 
 /* The same for every number in [lo, hi] (close_range): begin (end 0) with
@@ -163,7 +165,7 @@ static inline int ioh_fd_rebind_same(int fd, uint64_t mark)
     if (mark == IOH_FD_REBIND_NONE)
         return 0;
     struct ioh_fdent *e = ioh_fd_entry(fd, 0);
-    /* seq_cst: against ofd_release's load of `inflight` (ioh_ofd_lazy_begin). */
+    /* seq_cst: against the rebinder's release of the description (fd_enter). */
     return e && atomic_load_explicit(&e->rebind, memory_order_seq_cst) == mark;
 }
 

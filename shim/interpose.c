@@ -445,10 +445,10 @@ static inline int blocks_ok(void)
  * since the mark (every release of a description is inside one), or else
  * if fd's entry still points to it: a release changes the entry before it
  * looks for holds, so o was not released before our hold, and cannot be
- * now. (No waiting for a
- * rebind in progress: a close that lingers for seconds after the kernel
- * freed the number must not stall the reads of the file an open gave that
- * number.) *mark is taken before the lookup, for the blocks (coalesce.h).
+ * now. No waiting for a rebind in progress: a close that lingers for
+ * seconds after the kernel freed the number must not stall the reads of
+ * the file an open gave that number. *mark is taken before the lookup, for
+ * the blocks (coalesce.h).
  * A number whose entry changes under 64 lookups in a row goes to the kernel
  * unaided. */
 enum { ENTER_KERNEL, ENTER_PINNED, ENTER_LAZY };
@@ -1526,9 +1526,9 @@ static int64_t copy_source_offset(int fd, struct ioh_ofd *o, const int64_t *befo
 }
 
 /* The source of a kernel copy. With no offset pointer it reads from, and
- * moves, the description's offset: the description is pinned (fd_enter)
+ * moves, the description's offset: the description is held (fd_enter)
  * and made shared, its kernel offset put where the program is. Returns
- * what to give copy_source_leave. */
+ * what to give fd_leave. */
 static int copy_source_enter(int in, int has_off, struct ioh_ofd **op)
 {
     if (has_off) {
@@ -1540,11 +1540,6 @@ static int copy_source_enter(int in, int has_off, struct ioh_ofd **op)
     how = fd_to_kernel(*op, how);   /* the kernel copies, from its own offset */
     leave_lazy(in, *op);
     return how;
-}
-
-static void copy_source_leave(struct ioh_ofd *o, int how)
-{
-    fd_leave(o, how);
 }
 
 IOH_EXPORT ssize_t sendfile(int out, int in, off_t *offp, size_t count)
@@ -1563,7 +1558,7 @@ IOH_EXPORT ssize_t sendfile(int out, int in, off_t *offp, size_t count)
     if (r > 0)
         changed_fd(out);
     int64_t off = copy_source_offset(in, o, offp ? &before : NULL, r, &c);
-    copy_source_leave(o, how);
+    fd_leave(o, how);
     record(IOH_OP_SENDFILE, in, o, off, count, result(r, err), (uint32_t)out, &c, CALLER());
     leave();
     errno = err;
@@ -1586,7 +1581,7 @@ IOH_EXPORT ssize_t sendfile64(int out, int in, off64_t *offp, size_t count)
     if (r > 0)
         changed_fd(out);
     int64_t off = copy_source_offset(in, o, offp ? &before : NULL, r, &c);
-    copy_source_leave(o, how);
+    fd_leave(o, how);
     record(IOH_OP_SENDFILE, in, o, off, count, result(r, err), (uint32_t)out, &c, CALLER());
     leave();
     errno = err;
@@ -1611,7 +1606,7 @@ IOH_EXPORT ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *ou
     if (r > 0)
         changed_fd(out);
     int64_t off = copy_source_offset(in, o, in_off ? &before : NULL, r, &c);
-    copy_source_leave(o, how);
+    fd_leave(o, how);
     record(IOH_OP_COPY_FILE_RANGE, in, o, off, len, result(r, err), (uint32_t)out, &c,
            CALLER());
     leave();
@@ -1637,7 +1632,7 @@ IOH_EXPORT ssize_t splice(int in, off64_t *in_off, int out, off64_t *out_off, si
     if (r > 0)
         changed_fd(out);
     int64_t off = copy_source_offset(in, o, in_off ? &before : NULL, r, &c);
-    copy_source_leave(o, how);
+    fd_leave(o, how);
     record(IOH_OP_SPLICE, in, o, off, len, result(r, err), (uint32_t)out, &c, CALLER());
     leave();
     errno = err;
