@@ -101,6 +101,17 @@ static void check_any(const char *what, const unsigned char *buf, ssize_t n)
     check(what, buf, (int64_t)(w ^ tag), n, tag, tag);
 }
 
+/* `count` sequential 64-byte preads of fd from a random word-aligned
+ * offset below `span`, the kind coalescing serves from a block. */
+static void pread_burst(const char *what, int fd, uint64_t *s, int64_t span, int count,
+                        uint64_t tag1, uint64_t tag2)
+{
+    unsigned char buf[64];
+    int64_t off = (int64_t)(rnd(s) % (uint64_t)span) & ~(int64_t)(WORD - 1);
+    for (int i = 0; i < count; i++, off += (int64_t)sizeof buf)
+        check(what, buf, off, pread(fd, buf, sizeof buf, off), tag1, tag2);
+}
+
 /* Small sequential preads of N, the kind coalescing serves from a block,
  * and (the second reader) small read()s of it. */
 static void *flipped_reader(void *arg)
@@ -116,10 +127,7 @@ static void *flipped_reader(void *arg)
                 check_any("read() of the flipped number", buf, n);
             }
         } else {
-            int64_t off = (int64_t)(rnd(&s) % (SIZE - 4096)) & ~(int64_t)(WORD - 1);
-            for (int i = 0; i < 32; i++, off += (int64_t)sizeof buf)
-                check("reader of the flipped number", buf, off,
-                      pread(g_n, buf, sizeof buf, off), TAG_A, TAG_C);
+            pread_burst("reader of the flipped number", g_n, &s, SIZE - 4096, 32, TAG_A, TAG_C);
         }
         atomic_fetch_add(&g_reads, 1);
     }
@@ -134,10 +142,7 @@ static void *steady_reader(void *arg)
     unsigned char buf[64];
     int64_t pos = 0;
     while (!atomic_load(&g_stop)) {
-        int64_t off = (int64_t)(rnd(&s) % (SIZE - 4096)) & ~(int64_t)(WORD - 1);
-        for (int i = 0; i < 32; i++, off += (int64_t)sizeof buf)
-            check("pread of the other descriptor", buf, off, pread(g_a2, buf, sizeof buf, off),
-                  TAG_A, TAG_A);
+        pread_burst("pread of the other descriptor", g_a2, &s, SIZE - 4096, 32, TAG_A, TAG_A);
         for (int i = 0; i < 32; i++) {
             ssize_t n = read(g_a2, buf, sizeof buf);
             if (n == 0) {
@@ -165,11 +170,8 @@ static void *churner(void *arg)
         int fd = open(g_b, O_RDONLY);
         if (fd < 0)
             die("open %s", g_b);
-        int64_t off = (int64_t)(rnd(&s) % (SIZE - 8192)) & ~(int64_t)(WORD - 1);
-        for (int i = 0; i < 64; i++, off += (int64_t)sizeof buf)
-            check("pread of its own file", buf, off, pread(fd, buf, sizeof buf, off), TAG_B,
-                  TAG_B);
-        off = 0;
+        pread_burst("pread of its own file", fd, &s, SIZE - 8192, 64, TAG_B, TAG_B);
+        int64_t off = 0;
         for (int i = 0; i < 64; i++, off += (int64_t)sizeof buf)
             check("read() of its own file", buf, off, read(fd, buf, sizeof buf), TAG_B, TAG_B);
         close(fd);
