@@ -231,6 +231,10 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, ui
         pos = atomic_load_explicit(&o->offset, memory_order_acquire);
         int refilled = 0;
         long r = gather(cb, fd, o, mark, buf, n, pos, &refilled);
+        /* fd was rebound meanwhile: gather's bytes may be the next file's
+         * at this one's offset. Claim nothing; the wrapper starts over. */
+        if (!ioh_fd_rebind_same(fd, mark))
+            return IOH_READ_REBOUND;
         if (r < 0) {
             *err = (int)-r;
             *at = pos;

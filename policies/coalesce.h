@@ -187,7 +187,8 @@ struct ioh_coalesce *ioh_coalesce_new(uint64_t block);
 void ioh_coalesce_free(struct ioh_coalesce *cb);
 
 /* read() through the logical offset of a private description. Returns bytes
- * or -1 with *err. Sets o->lagging. *at gets the offset served from. */
+ * or -1 with *err, or IOH_READ_REBOUND (nothing claimed) if fd was rebound
+ * since `mark`. Sets o->lagging. *at gets the offset served from. */
 ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t mark,
                           void *buf, size_t n, int *err, int64_t *at);
 

@@ -134,6 +134,12 @@ static inline struct ioh_ofd *ioh_fd_lookup(int fd)
 #define IOH_FD_REBIND_END   ((1u << 16) - 1)   /* one more ended, one fewer in progress */
 #define IOH_FD_REBIND_NONE  UINT64_MAX         /* a mark that never matches */
 
+/* What a read() through a lazy description returns when fd was rebound
+ * during it: its pread may have reached the next file at this one's offset,
+ * bytes no read() without the shim could return. Nothing was claimed; the
+ * wrapper looks fd up again and reads as if the call had started now. */
+#define IOH_READ_REBOUND    ((ssize_t)-2)
+
 struct ioh_fdent *ioh_fd_rebind_begin(int fd);
 
 static inline void ioh_fd_rebind_end(struct ioh_fdent *e)

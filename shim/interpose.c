@@ -392,13 +392,17 @@ static inline const struct ioh_real *real(void)
 /* read() on a lazy description: pread at the logical offset, then claim the
  * range with a compare-and-swap. If a thread or a signal handler moved the
  * offset meanwhile, its read came first: read again from where it left off.
- * Returns what read() returns, with *err and *at (the offset read from). */
-static ssize_t lazy_read(int fd, struct ioh_ofd *o, void *buf, size_t n, int *err, int64_t *at)
+ * Returns what read() returns, with *err and *at (the offset read from), or
+ * IOH_READ_REBOUND if fd was rebound since `mark` (fdtab.h). */
+static ssize_t lazy_read(int fd, struct ioh_ofd *o, uint64_t mark, void *buf, size_t n, int *err,
+                         int64_t *at)
 {
     ioh_ofd_mark_lagging(o);
     for (;;) {
         int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
         ssize_t r = real_pread(fd, buf, n, pos);
+        if (!ioh_fd_rebind_same(fd, mark))     /* leaves errno alone */
+            return IOH_READ_REBOUND;
         *at = pos;
         if (r < 0) {
             *err = errno;
@@ -409,13 +413,15 @@ static ssize_t lazy_read(int fd, struct ioh_ofd *o, void *buf, size_t n, int *er
     }
 }
 
-static ssize_t lazy_readv(int fd, struct ioh_ofd *o, const struct iovec *iov, int cnt, int *err,
-                          int64_t *at)
+static ssize_t lazy_readv(int fd, struct ioh_ofd *o, uint64_t mark, const struct iovec *iov,
+                          int cnt, int *err, int64_t *at)
 {
     ioh_ofd_mark_lagging(o);
     for (;;) {
         int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
         ssize_t r = real_preadv2(fd, iov, cnt, pos, 0);
+        if (!ioh_fd_rebind_same(fd, mark))     /* leaves errno alone */
+            return IOH_READ_REBOUND;
         *at = pos;
         if (r < 0) {
             *err = errno;
@@ -487,6 +493,17 @@ static int fd_to_kernel(struct ioh_ofd *o, int how)
     return how;
 }
 
+/* fd_enter for a read() that may go lazily: a number whose rebind is in
+ * progress (no mark to check the read against), or one rebound under the
+ * last few tries, goes to the kernel. */
+static int fd_enter_read(int fd, struct ioh_ofd **op, uint64_t *mark, unsigned rebounds)
+{
+    int how = fd_enter(fd, op, mark);
+    if (how == ENTER_LAZY && (*mark == IOH_FD_REBIND_NONE || rebounds >= 8))
+        how = fd_to_kernel(*op, how);
+    return how;
+}
+
 static void fd_leave(struct ioh_ofd *o, int how)
 {
     if (how == ENTER_LAZY)
@@ -528,16 +545,23 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
     int64_t off;
     uint64_t mark;
     struct ioh_ofd *o;
-    int how = fd_enter(fd, &o, &mark);
+    unsigned rebounds = 0;
+again:;
+    int how = fd_enter_read(fd, &o, &mark, rebounds);
     if (how == ENTER_LAZY) {
         struct ioh_coalesce *cb = atomic_load_explicit(&o->cb, memory_order_acquire);
         if (cb && blocks_ok()) {
             r = ioh_coalesce_read(cb, fd, o, mark, buf, n, &err, &off);
             c.flags |= IOH_EV_SERVED;
         } else {
-            r = lazy_read(fd, o, buf, n, &err, &off);
+            r = lazy_read(fd, o, mark, buf, n, &err, &off);
         }
         fd_leave(o, how);
+        if (r == IOH_READ_REBOUND) {
+            c.flags &= (uint16_t)~IOH_EV_SERVED;
+            rebounds++;
+            goto again;
+        }
         if (c.flags & IOH_EV_SERVED)
             pthread_testcancel(); /* read() is a cancellation point */
     } else {
@@ -595,10 +619,14 @@ static ssize_t do_readv(int fd, const struct iovec *iov, int cnt, void *caller)
     int64_t off;
     uint64_t mark;
     struct ioh_ofd *o;
-    int how = fd_enter(fd, &o, &mark);
-    if (how == ENTER_LAZY) {
-        r = lazy_readv(fd, o, iov, cnt, &err, &off);
-    } else {
+    unsigned rebounds = 0;
+    int how;
+    while ((how = fd_enter_read(fd, &o, &mark, rebounds)) == ENTER_LAZY &&
+           (r = lazy_readv(fd, o, mark, iov, cnt, &err, &off)) == IOH_READ_REBOUND) {
+        fd_leave(o, how);
+        rebounds++;
+    }
+    if (how != ENTER_LAZY) {
         policy_sync(fd, o);
         r = real_readv(fd, iov, cnt);
         err = errno;
@@ -628,13 +656,16 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
     uint64_t mark;
     struct ioh_ofd *o;
     int how = ENTER_KERNEL;
-    if (off == -1)
-        how = fd_enter(fd, &o, &mark);        /* it moves the offset */
-    else
+    unsigned rebounds = 0;
+    if (off != -1)
         o = ioh_fd_get(fd);
-    if (how == ENTER_LAZY && flags == 0) {
-        r = lazy_readv(fd, o, iov, cnt, &err, &at);
-    } else {
+    else                                      /* it moves the offset */
+        while ((how = fd_enter_read(fd, &o, &mark, rebounds)) == ENTER_LAZY && flags == 0 &&
+               (r = lazy_readv(fd, o, mark, iov, cnt, &err, &at)) == IOH_READ_REBOUND) {
+            fd_leave(o, how);
+            rebounds++;
+        }
+    if (how != ENTER_LAZY || flags != 0) {
         how = fd_to_kernel(o, how);
         if (off == -1)
             policy_sync(fd, o);

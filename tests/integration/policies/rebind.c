@@ -17,11 +17,22 @@
  *                                   reused each time) while another thread
  *                                   opens, reads and closes b. Same checks,
  *                                   and the resident memory must not grow.
+ *   rebind own DIR SECONDS          the read() reader's signal handler
+ *                                   closes N and reopens it on a or c in
+ *                                   turn (each a fresh description, its
+ *                                   offset the shim's to keep). A read() of
+ *                                   N must get one file's words at that
+ *                                   file's own offset: where the reader's
+ *                                   last read of it ended, or 0 after a
+ *                                   reopen - never the offset of the
+ *                                   description it looked up before the
+ *                                   handler ran.
  *
  * Prints "OK reads=some" or fails.
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -35,7 +46,7 @@
 #define TAG_C  0xdead000000000000ull
 
 static char g_a[4096], g_b[4096], g_c[4096];
-static int g_n = -1, g_a2 = -1, g_shared;
+static int g_n = -1, g_a2 = -1, g_shared, g_own;
 static _Atomic int g_stop;
 static _Atomic uint64_t g_reads, g_bad;
 
@@ -59,6 +70,8 @@ static void check(const char *what, const unsigned char *buf, int64_t off, ssize
                   uint64_t tag1, uint64_t tag2)
 {
     if (n < 0) {
+        if (g_own && errno == EBADF)  /* between a close of N and the open */
+            return;
         if (atomic_fetch_add(&g_bad, 1) == 0)
             out("%s: read failed: %s\n", what, strerror(errno));
         return;
@@ -101,6 +114,26 @@ static void check_any(const char *what, const unsigned char *buf, ssize_t n)
     check(what, buf, (int64_t)(w ^ tag), n, tag, tag);
 }
 
+/* A read() of N in `own` mode: one file's words, at that file's offset. */
+static void check_own(const unsigned char *buf, ssize_t n, int64_t next[2])
+{
+    if (n <= 0) {
+        if (n < 0 && errno != EBADF && atomic_fetch_add(&g_bad, 1) == 0)
+            out("read() of the reopened number failed: %s\n", strerror(errno));
+        return;
+    }
+    uint64_t w = word(buf);
+    int is_c = (w ^ TAG_C) < SIZE;
+    uint64_t tag = is_c ? TAG_C : TAG_A;
+    int64_t off = (int64_t)(w ^ tag);
+    check("read() of the reopened number", buf, off, n, tag, tag);
+    if (off != 0 && off != next[is_c] && atomic_fetch_add(&g_bad, 1) == 0)
+        out("read() of the reopened number got %s at offset %lld; its last read of %s ended "
+            "at %lld\n", is_c ? "c" : "a", (long long)off, is_c ? "c" : "a",
+            (long long)next[is_c]);
+    next[is_c] = off + n;
+}
+
 /* `count` sequential 64-byte preads of fd from a random word-aligned
  * offset below `span`, the kind coalescing serves from a block. */
 static void pread_burst(const char *what, int fd, uint64_t *s, int64_t span, int count,
@@ -118,8 +151,16 @@ static void *flipped_reader(void *arg)
 {
     uint64_t s = (uintptr_t)arg * 0x9e3779b97f4a7c15ull + 1;
     unsigned char buf[64];
+    int64_t next[2] = {0, 0};
     while (!atomic_load(&g_stop)) {
-        if ((uintptr_t)arg == 2 && !g_shared) {   /* shared: a2's reader owns the offset */
+        if ((uintptr_t)arg == 2 && g_own) {
+            for (int i = 0; i < 32; i++) {
+                ssize_t n = read(g_n, buf, sizeof buf);
+                if (n == 0)
+                    lseek(g_n, 0, SEEK_SET);
+                check_own(buf, n, next);
+            }
+        } else if ((uintptr_t)arg == 2 && !g_shared) {   /* shared: a2's reader owns the offset */
             for (int i = 0; i < 32; i++) {
                 ssize_t n = read(g_n, buf, sizeof buf);
                 if (n == 0)
@@ -132,6 +173,24 @@ static void *flipped_reader(void *arg)
         atomic_fetch_add(&g_reads, 1);
     }
     return NULL;
+}
+
+/* own mode: the read() reader's signal handler reopens N, so that a read
+ * whose lookup of N came before the handler and whose system call after it
+ * is common (rather than left to preemption): the read must then get the
+ * reopened file at its own offset, 0. */
+static _Atomic uint64_t g_reopens;
+static void reopen_n(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    close(g_n);
+    int fd = open(atomic_fetch_add(&g_reopens, 1) & 1 ? g_c : g_a, O_RDONLY);
+    if (fd >= 0 && fd != g_n) {       /* the shim's own open (the trace growing) took it */
+        dup2(fd, g_n);
+        close(fd);
+    }
+    errno = saved;
 }
 
 /* a2 always refers to a: pread at random places, and read() on, from 0. */
@@ -235,7 +294,7 @@ static double since(const struct timespec *t0)
 int main(int argc, char **argv)
 {
     if (argc < 3)
-        die("usage: rebind --make DIR | rebind shared|reuse DIR SECONDS");
+        die("usage: rebind --make DIR | rebind shared|reuse|own DIR SECONDS");
     snprintf(g_a, sizeof g_a, "%s/a", argv[2]);
     snprintf(g_b, sizeof g_b, "%s/b", argv[2]);
     snprintf(g_c, sizeof g_c, "%s/c", argv[2]);
@@ -246,15 +305,18 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc != 4)
-        die("usage: rebind shared|reuse DIR SECONDS");
+        die("usage: rebind shared|reuse|own DIR SECONDS");
     int shared = g_shared = strcmp(argv[1], "shared") == 0;
-    if (!shared && strcmp(argv[1], "reuse") != 0)
+    int own = g_own = strcmp(argv[1], "own") == 0;
+    if (!shared && !own && strcmp(argv[1], "reuse") != 0)
         die("unknown mode %s", argv[1]);
     double seconds = atof(argv[3]);
     int c = open_or_die(g_c);
     g_n = open_or_die(g_a);
     if (shared) {
         g_a2 = dup(g_n);
+    } else if (own) {
+        /* g_n is the lowest free number: each open after its close gets it. */
     } else {
         dup2_or_die(g_n, 100);       /* a number no open will take */
         close(g_n);
@@ -264,13 +326,26 @@ int main(int argc, char **argv)
     pthread_t t[3];
     pthread_create(&t[0], NULL, flipped_reader, (void *)1);
     pthread_create(&t[1], NULL, flipped_reader, (void *)2);
-    pthread_create(&t[2], NULL, shared ? steady_reader : churner, NULL);
+    if (own) {                      /* no other thread may open files and take N */
+        t[2] = t[0];
+        struct sigaction sa = {.sa_handler = reopen_n, .sa_flags = SA_RESTART};
+        sigaction(SIGUSR1, &sa, NULL);
+    } else {
+        pthread_create(&t[2], NULL, shared ? steady_reader : churner, NULL);
+    }
 
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     long rss_early = -1;
     uint64_t flips = 0;
     while (since(&t0) < seconds) {
+        if (own) {                  /* a reopen every few microseconds */
+            pthread_kill(t[1], SIGUSR1);
+            for (volatile int i = 0; i < 2000; i++)
+                ;
+            flips++;
+            continue;
+        }
         dup2_or_die(c, g_n);
         if (shared) {
             dup2_or_die(g_a2, g_n);
@@ -283,7 +358,7 @@ int main(int argc, char **argv)
             rss_early = rss_kib();
     }
     atomic_store(&g_stop, 1);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3 - own; i++)
         pthread_join(t[i], NULL);
     long rss_late = rss_kib();
     if (atomic_load(&g_bad))
