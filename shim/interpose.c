@@ -393,14 +393,18 @@ static inline const struct ioh_real *real(void)
  * range with a compare-and-swap. If a thread or a signal handler moved the
  * offset meanwhile, its read came first: read again from where it left off.
  * Returns what read() returns, with *err and *at (the offset read from), or
- * IOH_READ_REBOUND if fd was rebound since `mark` (fdtab.h). */
+ * IOH_READ_REBOUND if fd was rebound since `mark` (fdtab.h).
+ * The pread is the raw system call, not libc's: libc's is a cancellation
+ * point, and a thread cancelled inside it would never end its lazy count,
+ * so every later sync of the description would wait the full 200 ms for
+ * it. The wrapper tests for cancellation before and after instead. */
 static ssize_t lazy_read(int fd, struct ioh_ofd *o, uint64_t mark, void *buf, size_t n, int *err,
                          int64_t *at)
 {
     ioh_ofd_mark_lagging(o);
     for (;;) {
         int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
-        ssize_t r = real_pread(fd, buf, n, pos);
+        ssize_t r = raw_result(ioh_raw_pread(fd, buf, n, pos));
         if (!ioh_fd_rebind_same(fd, mark))     /* leaves errno alone */
             return IOH_READ_REBOUND;
         *at = pos;
@@ -419,7 +423,7 @@ static ssize_t lazy_readv(int fd, struct ioh_ofd *o, uint64_t mark, const struct
     ioh_ofd_mark_lagging(o);
     for (;;) {
         int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
-        ssize_t r = real_preadv2(fd, iov, cnt, pos, 0);
+        ssize_t r = raw_result(ioh_raw6(SYS_preadv2, fd, (long)iov, cnt, (long)pos, 0, 0));
         if (!ioh_fd_rebind_same(fd, mark))     /* leaves errno alone */
             return IOH_READ_REBOUND;
         *at = pos;
@@ -546,6 +550,8 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
     uint64_t mark;
     struct ioh_ofd *o;
     unsigned rebounds = 0;
+    pthread_testcancel();         /* read() is a cancellation point; lazily it
+                                     makes no call that is one (lazy_read) */
 again:;
     int how = fd_enter_read(fd, &o, &mark, rebounds);
     if (how == ENTER_LAZY) {
@@ -562,8 +568,6 @@ again:;
             rebounds++;
             goto again;
         }
-        if (c.flags & IOH_EV_SERVED)
-            pthread_testcancel(); /* read() is a cancellation point */
     } else {
         policy_sync(fd, o);
         r = real_read(fd, buf, n);
@@ -621,6 +625,7 @@ static ssize_t do_readv(int fd, const struct iovec *iov, int cnt, void *caller)
     struct ioh_ofd *o;
     unsigned rebounds = 0;
     int how;
+    pthread_testcancel();         /* see do_read */
     while ((how = fd_enter_read(fd, &o, &mark, rebounds)) == ENTER_LAZY &&
            (r = lazy_readv(fd, o, mark, iov, cnt, &err, &off)) == IOH_READ_REBOUND) {
         fd_leave(o, how);
@@ -657,14 +662,16 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
     struct ioh_ofd *o;
     int how = ENTER_KERNEL;
     unsigned rebounds = 0;
-    if (off != -1)
+    if (off != -1) {
         o = ioh_fd_get(fd);
-    else                                      /* it moves the offset */
+    } else {                                  /* it moves the offset */
+        pthread_testcancel();                 /* see do_read */
         while ((how = fd_enter_read(fd, &o, &mark, rebounds)) == ENTER_LAZY && flags == 0 &&
                (r = lazy_readv(fd, o, mark, iov, cnt, &err, &at)) == IOH_READ_REBOUND) {
             fd_leave(o, how);
             rebounds++;
         }
+    }
     if (how != ENTER_LAZY || flags != 0) {
         how = fd_to_kernel(o, how);
         if (off == -1)
@@ -697,6 +704,7 @@ IOH_EXPORT ssize_t read(int fd, void *buf, size_t n)
         (o = ioh_fd_lookup(fd)) != NULL && blocks_ok() &&
         (cb = atomic_load_explicit(&o->cb, memory_order_acquire)) != NULL &&
         (++ioh_tls.served & 15) != 0) {
+        pthread_testcancel();     /* read() is a cancellation point */
         ssize_t r = -1;
         if (ioh_coalesce_single_thread()) {
             r = ioh_coalesce_read_fast_st(cb, fd, o, mark, buf, n);
@@ -706,10 +714,8 @@ IOH_EXPORT ssize_t read(int fd, void *buf, size_t n)
             r = ioh_coalesce_read_fast(cb, fd, o, mark, buf, n);
             ioh_ofd_lazy_end(o);
         }
-        if (r >= 0) {
-            pthread_testcancel();
+        if (r >= 0)
             return r;
-        }
     }
     return do_read(fd, buf, n, 0, CALLER());
 }

@@ -3,12 +3,14 @@
  * preadv2 with flags at the current offset, sendfile without an offset,
  * lseek after fcntl(F_SETFL, O_DIRECT). The shim holds the description
  * while it syncs it; the sync waits for lazy reads in flight, and must not
- * wait for the caller's own hold (it did, 200 ms per call, found by review).
+ * wait for the caller's own hold (it did, 200 ms per call, found by review),
+ * nor for a read of a thread that was cancelled (a dup after it).
  *
  *   selfsync FILE        prints each call's result and the offset after it,
  *                        and fails if any one call took 50 ms or more
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/sendfile.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -38,6 +40,18 @@ static void report(const char *what, long r, int fd)
             g_worst = d_;                                                                    \
     } while (0)
 
+/* Reads g_cfd with read() until cancelled (read() is a cancellation point). */
+static int g_cfd;
+static void *reader(void *arg)
+{
+    (void)arg;
+    char b[64];
+    for (;;)
+        if (read(g_cfd, b, sizeof b) == 0)
+            lseek(g_cfd, 0, SEEK_SET);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2)
@@ -65,6 +79,24 @@ int main(int argc, char **argv)
     fcntl(fd2, F_SETFL, O_DIRECT);
     TIMED(r, lseek(fd2, 0, SEEK_CUR));
     report("lseek after O_DIRECT", r, fd2);
+    /* A thread cancelled while it reads lazily, then a sync (dup) of the
+     * description: the read it was in ended with it. */
+    for (int i = 0; i < 5; i++) {
+        g_cfd = open(argv[1], O_RDONLY);
+        pthread_t t;
+        void *res;
+        if (g_cfd < 0 || pthread_create(&t, NULL, reader, NULL) != 0)
+            die("open/thread");
+        usleep(2000);
+        pthread_cancel(t);
+        pthread_join(t, &res);
+        if (res != PTHREAD_CANCELED)
+            die("the reader was not cancelled");
+        TIMED(r, dup(g_cfd));
+        out("dup after a cancelled reader: %s\n", r >= 0 ? "ok" : strerror(errno));
+        close((int)r);
+        close(g_cfd);
+    }
     if (g_worst >= 0.05)
         die("a call took %.0f ms", g_worst * 1000);
     return 0;
