@@ -890,6 +890,8 @@ static int opened(int fd, int flags, int err, struct call *c, uint16_t op, uint3
                   void *caller)
 {
     struct ioh_ofd *o = fd >= 0 ? ioh_fd_opened(fd, flags, extra) : NULL;
+    if (fd >= 0 && (flags & O_TRUNC))
+        ioh_pol_invalidate();     /* the file may have been emptied: as ftruncate */
     record(op, fd, o, -1, 0, result(fd, err), (uint32_t)flags, c, caller);
     if (o)
         ioh_pol_opened(fd, o);
@@ -2276,6 +2278,14 @@ IOH_EXPORT off64_t ftello64(FILE *f)
 
 /* Opening and closing streams. */
 
+/* fopen's "w" and "w+" empty the file, like open's O_TRUNC (opened()): no
+ * block may serve what it held. Keeps errno. */
+static void stream_truncated(FILE *f, const char *mode)
+{
+    if (f && mode && mode[0] == 'w')
+        ioh_pol_invalidate();
+}
+
 IOH_EXPORT FILE *fopen(const char *path, const char *mode)
 {
     if (!real()->fopen) {
@@ -2287,6 +2297,7 @@ IOH_EXPORT FILE *fopen(const char *path, const char *mode)
     struct call c;
     enter(&c);
     FILE *f = ioh_real.fopen(path, mode);
+    stream_truncated(f, mode);
     return stream_opened(f, errno, &c, 1, CALLER());
 }
 
@@ -2302,6 +2313,7 @@ IOH_EXPORT FILE *fopen64(const char *path, const char *mode)
     struct call c;
     enter(&c);
     FILE *f = fn(path, mode);
+    stream_truncated(f, mode);
     return stream_opened(f, errno, &c, 1, CALLER());
 }
 
@@ -2355,6 +2367,7 @@ static FILE *do_freopen(const char *path, const char *mode, FILE *f,
     enter(&c);
     errno = e0;
     FILE *r = freopen_rebinding(fn, path, mode, f, rb);
+    stream_truncated(path ? r : NULL, mode);
     int err = errno;
     ioh_fd_rebind_end(rb);
     return stream_opened(r, err, &c, path != NULL, caller);

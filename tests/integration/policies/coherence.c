@@ -3,6 +3,8 @@
  * usage: coherence inproc FILE        writes by this process, every kind
  *        coherence inproc-maps FILE   stores through shared writable mappings
  *        coherence other FILE BLOCK   writes and a truncation by another process
+ *        coherence truncopen FILE     FILE.0-2 emptied by open(O_TRUNC), creat,
+ *                                     fopen("w") after reads: end of file
  *        coherence follow FILE        read a growing file until a line "END"
  *
  * inproc: a read-only descriptor R reads while a second description W of the
@@ -242,6 +244,42 @@ static int inproc(const char *path, int maps)
     return 0;
 }
 
+/* ---- emptied by an open ------------------------------------------------ */
+
+/* PATH.0, PATH.1, PATH.2 (made by the script: this process writes nothing,
+ * or it would not be coalesced at all): read the start of each, then empty
+ * it with open(O_TRUNC), creat or fopen("w"), and read again: end of file.
+ * (Found by a tester: a block served the emptied file's old bytes.) */
+static int truncopen(const char *path)
+{
+    static const char *const how[] = {"open-O_TRUNC", "creat", "fopen-w"};
+    for (int i = 0; i < 3; i++) {
+        char name[4096];
+        snprintf(name, sizeof name, "%s.%d", path, i);
+        int fd = open(name, O_RDONLY);
+        if (fd < 0)
+            die("open %s", name);
+        char b[8];
+        for (int k = 0; k < 10; k++)
+            if (pread(fd, b, sizeof b, k * 8) != 8)
+                die("pread %s", name);
+        if (i == 0) {
+            close(open(name, O_WRONLY | O_TRUNC));
+        } else if (i == 1) {
+            close(creat(name, 0644));
+        } else {
+            FILE *f = fopen(name, "w");
+            if (!f)
+                die("fopen %s", name);
+            fclose(f);
+        }
+        ssize_t n = pread(fd, b, sizeof b, 200);
+        say("%s: %s (pread gave %zd)\n", how[i], n == 0 ? "ok" : "stale", n);
+        close(fd);
+    }
+    return 0;
+}
+
 /* ---- another process --------------------------------------------------- */
 
 static void wait_byte(int fd)
@@ -398,7 +436,9 @@ int main(int argc, char **argv)
         return inproc(argv[2], 1);
     if (argc == 4 && !strcmp(argv[1], "other"))
         return other(argv[2], strtoul(argv[3], NULL, 0));
+    if (argc == 3 && !strcmp(argv[1], "truncopen"))
+        return truncopen(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "follow"))
         return follow(argv[2]);
-    die("usage: coherence inproc|inproc-maps FILE | other FILE BLOCK | follow FILE");
+    die("usage: coherence inproc|inproc-maps|truncopen FILE | other FILE BLOCK | follow FILE");
 }

@@ -3,8 +3,9 @@
 # (INTERPOSITION.md section 8, docs/policies.md "Coherence"):
 #  1. writes by the process itself through another descriptor or the path -
 #     pwrite, write, pwritev, writev, fallocate, copy_file_range and sendfile
-#     into the file, ftruncate, truncate - are seen by the next read (and
-#     pread); so are stores through shared writable mappings (coherence.c);
+#     into the file, ftruncate, truncate, an open with O_TRUNC, creat, fopen
+#     "w" - are seen by the next read (and pread); so are stores through
+#     shared writable mappings (coherence.c);
 #  2. another process: the documented promise - a block may serve bytes
 #     another process changed since it was filled, never anything else, and
 #     after a refill the file as it is; truncation: EOF at the new size, or at
@@ -57,6 +58,16 @@ for mode in inproc inproc-maps; do
         fi
         CASES=$((CASES + 1))
     done
+done
+
+# Emptied by an open (O_TRUNC, creat, fopen "w") of the process itself.
+for policy in "${policies[@]}"; do
+    for i in 0 1 2; do make_bin "$T/tr.bin.$i" 65536; done
+    under "$policy" "$prog" truncopen "$T/tr.bin" >"$T/tr.out" 2>"$T/tr.err" ||
+        { show "$T/tr.err"; fail "truncopen under $policy: exit status"; }
+    [[ $(grep -c ': ok ' "$T/tr.out") -eq 3 ]] ||
+        { show "$T/tr.out"; fail "truncopen under $policy: a read after the file was emptied got data"; }
+    CASES=$((CASES + 1))
 done
 
 # --- 2. another process ------------------------------------------------------
