@@ -1726,7 +1726,10 @@ static int do_fadvise(int fd, off64_t off, off64_t len, int advice, void *caller
     struct ioh_ofd *o = ioh_fd_get(fd);
     enter(&c);
     int rc;
-    if (!ioh_pol_fadvise(fd, o, off, len, advice, &rc))
+    /* A call the kernel refuses (EINVAL) is never the policy's to veto or
+     * replace: the program gets the kernel's answer (found by a tester). */
+    int valid = len >= 0 && advice >= POSIX_FADV_NORMAL && advice <= POSIX_FADV_NOREUSE;
+    if (!valid || !ioh_pol_fadvise(fd, o, off, len, advice, &rc))
         rc = fn ? fn(fd, off, len, advice)
                 : (int)-ioh_raw4(SYS_fadvise64, fd, (long)off, (long)len, advice);
     int err = errno;

@@ -155,6 +155,18 @@ int main(int argc, char **argv)
     prime(fd);
     SHOW("read count SSIZE_MAX", read(fd, g_buf, 100) >= 0 ? read(fd, g_buf, 50) : -1);
     SHOW("offset", lseek(fd, 0, SEEK_CUR));
+
+    /* Hints the kernel refuses (EINVAL, returned, errno untouched): a policy
+     * that vetoes or replaces the program's hints must not answer them. */
+    for (int advice = POSIX_FADV_NORMAL; advice <= POSIX_FADV_NOREUSE; advice++) {
+        char name[64];
+        snprintf(name, sizeof name, "fadvise %d, length -1", advice);
+        SHOW(name, posix_fadvise(fd, 0, -1, advice));
+    }
+    SHOW("fadvise advice 99", posix_fadvise(fd, 0, 0, 99));
+    SHOW("fadvise SEQUENTIAL", posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL));
+    SHOW("fadvise RANDOM", posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM));
+    SHOW("fadvise closed", posix_fadvise(cfd, 0, 0, POSIX_FADV_RANDOM));
     out("end\n");
     return 0;
 }
