@@ -165,14 +165,39 @@ int ioh_env_preload(const char *lib)
     return r;
 }
 
+/* Signals sent to `iohint run` itself (a scheduler's SIGTERM, kill -HUP)
+ * go on to the command, which would otherwise be left running when we die;
+ * the terminal's SIGINT and SIGQUIT reach it directly (same process group)
+ * and are ignored here, not sent twice. */
+static const int g_forwarded[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+#define N_FORWARDED (sizeof g_forwarded / sizeof g_forwarded[0])
+static volatile pid_t g_child;
+
+static void forward(int sig)
+{
+    int saved = errno;
+    if (g_child > 0)
+        kill(g_child, sig);
+    errno = saved;
+}
+
 int ioh_run_child(char *const argv[], pid_t *pid_out)
 {
+    /* Held from before the fork until the handlers are in place, so that
+     * none comes in between and kills us alone. */
+    sigset_t held, oldmask;
+    sigemptyset(&held);
+    for (size_t i = 0; i < N_FORWARDED; i++)
+        sigaddset(&held, g_forwarded[i]);
+    sigprocmask(SIG_BLOCK, &held, &oldmask);
     pid_t pid = fork();
     if (pid < 0) {
+        sigprocmask(SIG_SETMASK, &oldmask, NULL);
         fprintf(stderr, "iohint: fork: %s\n", strerror(errno));
         return 126;
     }
     if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &oldmask, NULL);
         execvp(argv[0], argv);
         fprintf(stderr, "iohint: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(errno == ENOENT ? 127 : 126);
@@ -183,9 +208,17 @@ int ioh_run_child(char *const argv[], pid_t *pid_out)
     struct sigaction ign = {.sa_handler = SIG_IGN}, oldint, oldquit;
     sigaction(SIGINT, &ign, &oldint);
     sigaction(SIGQUIT, &ign, &oldquit);
+    struct sigaction fwd = {.sa_handler = forward, .sa_flags = SA_RESTART}, oldfwd[N_FORWARDED];
+    g_child = pid;
+    for (size_t i = 0; i < N_FORWARDED; i++)
+        sigaction(g_forwarded[i], &fwd, &oldfwd[i]);
+    sigprocmask(SIG_SETMASK, &oldmask, NULL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    for (size_t i = 0; i < N_FORWARDED; i++)
+        sigaction(g_forwarded[i], &oldfwd[i], NULL);
+    g_child = 0;
     sigaction(SIGINT, &oldint, NULL);
     sigaction(SIGQUIT, &oldquit, NULL);
     if (WIFEXITED(status))

@@ -95,4 +95,17 @@ else
 fi
 CASES=$((CASES + 1))
 
+# A signal sent to `iohint run` itself (a scheduler's SIGTERM) reaches the
+# command; it was left running alone (found by a tester).
+"$IOHINT" run -q --no-trace -- sleep 37.25 &
+launcher=$!
+sleep 0.5
+kill -TERM "$launcher"
+rc=0
+wait "$launcher" || rc=$?
+[[ $rc -eq 143 ]] || fail "iohint run after SIGTERM: exit status $rc, not 143"
+sleep 0.2
+! pgrep -f 'sleep 37.25' >/dev/null || { pkill -f 'sleep 37.25'; fail "SIGTERM to iohint run left its command running"; }
+CASES=$((CASES + 1))
+
 done_ok
