@@ -5,7 +5,6 @@
  * TIME is seconds since the process's trace started. The exact layout is
  * documented in docs/trace-format.md ("iohint dump").
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,6 +17,7 @@
 
 #include "commands.h"
 #include "reader.h"
+#include "tracedir.h"
 
 static const char *kind_name(uint32_t k)
 {
@@ -213,52 +213,18 @@ static int dump_one(const char *path, int header)
     return 0;
 }
 
-static int is_trace_name(const char *name)
-{
-    size_t n = strlen(name);
-    return n > 9 && !strcmp(name + n - 9, ".iohtrace");
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int dump_dir(const char *dir, int header)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "iohint dump: %s: %s\n", dir, strerror(errno));
+    char **names, err[4096];
+    size_t n;
+    if (ioh_trace_dir_list(dir, "iohint dump", &names, &n, err, sizeof err) < 0) {
+        fprintf(stderr, "iohint dump: %s\n", err);
         return 1;
     }
-    char **names = NULL;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!is_trace_name(e->d_name))
-            continue;
-        char **grown = realloc(names, (n + 1) * sizeof *names);
-        if (!grown)
-            break;
-        names = grown;
-        size_t len = strlen(dir) + strlen(e->d_name) + 2;
-        names[n] = malloc(len);
-        if (!names[n])
-            break;
-        snprintf(names[n++], len, "%s/%s", dir, e->d_name);
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
     int rc = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         rc |= dump_one(names[i], header);
-        free(names[i]);
-    }
-    free(names);
-    if (n == 0) {
-        fprintf(stderr, "iohint dump: %s: no .iohtrace files\n", dir);
-        return 1;
-    }
+    ioh_trace_dir_free(names, n);
     return rc;
 }
 

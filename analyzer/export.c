@@ -2,7 +2,6 @@
  * docs/export.md. */
 #include "export.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -11,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "reader.h"
+#include "tracedir.h"
 
 /* fio scans request lengths with "%u"; stay well inside it. */
 #define FIO_MAX_REQUEST (1ull << 30)
@@ -775,40 +775,16 @@ static int add_name(struct inputs *in, const char *name)
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* A directory contributes its *.iohtrace files, sorted by name. */
 static int expand_dir(struct inputs *in, const char *dir, char *err, size_t errlen)
 {
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-        return -errno;
-    }
-    size_t first = in->n;
-    struct dirent *e;
-    int rc = 0;
-    while ((e = readdir(d)) && rc == 0) {
-        size_t n = strlen(e->d_name);
-        if (n <= 9 || strcmp(e->d_name + n - 9, ".iohtrace"))
-            continue;
-        char path[4096];
-        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path)
-            continue;
-        rc = add_name(in, path);
-    }
-    closedir(d);
-    if (rc)
-        return rc;
-    if (in->n == first) {
-        snprintf(err, errlen, "%s: no .iohtrace files", dir);
-        return -ENOENT;
-    }
-    qsort(in->names + first, in->n - first, sizeof *in->names, cmp_str);
-    return 0;
+    char **names;
+    size_t n;
+    int rc = ioh_trace_dir_list(dir, "iohint export", &names, &n, err, errlen);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = add_name(in, names[i]);
+    ioh_trace_dir_free(names, n);
+    return rc;
 }
 
 static uint64_t record_time(const struct ioh_record *rec)

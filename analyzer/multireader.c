@@ -1,13 +1,14 @@
 /* multireader.c - k-way merge of trace readers; see multireader.h. */
 #include "multireader.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "tracedir.h"
 
 struct source {
     struct ioh_reader *r;
@@ -87,56 +88,16 @@ static int add_trace(struct ioh_multireader *mr, const char *path, char *err, si
     return 0;
 }
 
-static int is_trace_name(const char *name)
-{
-    size_t n = strlen(name);
-    return n > 9 && !strcmp(name + n - 9, ".iohtrace");
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int add_dir(struct ioh_multireader *mr, const char *dir, char *err, size_t errlen)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return fail(err, errlen, "%s: %s", dir, strerror(errno));
-    char **names = NULL;
-    size_t n = 0, cap = 0;
+    char **names;
+    size_t n;
+    if (ioh_trace_dir_list(dir, "iohint", &names, &n, err, errlen) < 0)
+        return -1;
     int rc = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!is_trace_name(e->d_name))
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **g = realloc(names, cap * sizeof *g);
-            if (!g) {
-                rc = fail(err, errlen, "%s: out of memory", dir);
-                break;
-            }
-            names = g;
-        }
-        size_t len = strlen(dir) + strlen(e->d_name) + 2;
-        if (!(names[n] = malloc(len))) {
-            rc = fail(err, errlen, "%s: out of memory", dir);
-            break;
-        }
-        snprintf(names[n++], len, "%s/%s", dir, e->d_name);
-    }
-    closedir(d);
-    if (rc == 0 && n == 0)
-        rc = fail(err, errlen, "%s: no .iohtrace files in this directory", dir);
-    if (rc == 0)
-        qsort(names, n, sizeof *names, cmp_str);
-    for (size_t i = 0; i < n; i++) {
-        if (rc == 0)
-            rc = add_trace(mr, names[i], err, errlen);
-        free(names[i]);
-    }
-    free(names);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = add_trace(mr, names[i], err, errlen);
+    ioh_trace_dir_free(names, n);
     return rc;
 }
 

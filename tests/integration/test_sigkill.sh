@@ -37,4 +37,18 @@ for n in 7 2500; do
     CASES=$((CASES + 1))
 done
 
+# A process killed between creating its trace and writing the header leaves
+# an empty file: analyze, dump and export skip it with a warning and read
+# the directory's other traces (they refused the whole directory).
+: >"$d/trace/killed.1.1.iohtrace"
+for cmd in analyze dump "export --format csv"; do
+    rc=0
+    "$IOHINT" $cmd "$d/trace" >"$T/empty.out" 2>"$T/empty.err" || rc=$?
+    [[ $rc -eq 0 ]] || { show "$T/empty.err"; fail "$cmd of a directory with an empty trace: exit $rc"; }
+    grep -q 'killed.1.1.iohtrace: empty' "$T/empty.err" ||
+        { show "$T/empty.err"; fail "$cmd: no warning for the empty trace"; }
+    grep -q 'killme' "$T/empty.out" || { show "$T/empty.out"; fail "$cmd: the other trace was not read"; }
+    CASES=$((CASES + 1))
+done
+
 done_ok
