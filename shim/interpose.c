@@ -2584,6 +2584,51 @@ IOH_EXPORT int setns(int fd, int nstype)
 }
 
 /* ------------------------------------------------------------------------ */
+/* descriptors passed to another process (SCM_RIGHTS)                        */
+
+/* The receiver shares the description and its offset, as a child after fork
+ * does: put each passed descriptor's kernel offset where the program is,
+ * and never keep it lazily again (before, the receiver read from where the
+ * shim had left the kernel offset: found by a tester). */
+static void share_passed(const struct msghdr *m)
+{
+    if (!m || !m->msg_control || m->msg_controllen < sizeof(struct cmsghdr))
+        return;
+    int saved = errno;
+    struct msghdr h = *m;         /* CMSG_NXTHDR takes a non-const header */
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+            c->cmsg_len < CMSG_LEN(0))
+            continue;
+        size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < n; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
+            share_description(fd);
+        }
+    }
+    errno = saved;
+}
+
+IOH_EXPORT ssize_t sendmsg(int sock, const struct msghdr *m, int flags)
+{
+    if (m && m->msg_controllen && observe())
+        share_passed(m);
+    return ioh_real.sendmsg ? ioh_real.sendmsg(sock, m, flags)
+                            : raw_result(ioh_raw3(SYS_sendmsg, sock, m, flags));
+}
+
+IOH_EXPORT int sendmmsg(int sock, struct mmsghdr *v, unsigned int n, int flags)
+{
+    if (v && observe())
+        for (unsigned int i = 0; i < n; i++)
+            if (v[i].msg_hdr.msg_controllen)
+                share_passed(&v[i].msg_hdr);
+    return ioh_real.sendmmsg ? ioh_real.sendmmsg(sock, v, n, flags)
+                             : (int)raw_result(ioh_raw4(SYS_sendmmsg, sock, v, n, flags));
+}
+
+/* ------------------------------------------------------------------------ */
 /* pipes made by the shim's own helpers                                      */
 
 /* libunwind opens a pipe on its first unwind (to validate memory) and keeps

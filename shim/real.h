@@ -20,6 +20,7 @@
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -131,6 +132,8 @@
     X(int, setns, (int, int))                                                        \
     X(int, pipe, (int[2]))                                                           \
     X(int, pipe2, (int[2], int))                                                     \
+    X(ssize_t, sendmsg, (int, const struct msghdr *, int))                           \
+    X(int, sendmmsg, (int, struct mmsghdr *, unsigned int, int))                     \
     X(long, syscall, (long, ...))
 
 struct ioh_real {
