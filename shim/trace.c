@@ -200,8 +200,8 @@ static int create_file(void)
 {
     const char *dir = ioh_opt_str(IOH_OPT_TRACE_DIR);
     uint64_t max = (uint64_t)ioh_opt_int(IOH_OPT_TRACE_MAX);
-    if (max < 4 * SEG_SIZE)
-        max = 4 * SEG_SIZE;
+    if (max < FIRST_CHUNK)        /* below it the file could not be made at all */
+        max = FIRST_CHUNK;
     max &= ~(uint64_t)(SEG_SIZE - 1);
 
     ioh_raw3(SYS_mkdirat, AT_FDCWD, dir, 0700);  /* one level; EEXIST is fine */

@@ -277,6 +277,23 @@ static void size_bound_truncates_explicitly(void **state)
     assert_true(st.st_size <= 512 * 1024);
 }
 
+/* A bound below the first chunk (header and 4 segments) means the first
+ * chunk: tracing stays on (it was turned off with a false "no space"). */
+static void tiny_bound_means_the_smallest_trace(void **state)
+{
+    (void)state;
+    start("100K");
+    int written = 0;
+    for (int i = 0; i < 100; i++)
+        written += put_event(IOH_OP_READ, i, 1, 0);
+    assert_int_equal(written, 100);
+    struct stat st;
+    char p[1][512];
+    trace_files(p, 1);
+    stat(p[0], &st);
+    assert_true(st.st_size == 5 * IOH_SEG_SIZE);
+}
+
 static void fork_child_gets_its_own_file(void **state)
 {
     (void)state;
@@ -416,6 +433,7 @@ int main(void)
         cmocka_unit_test(timestamps_follow_the_clock),
         cmocka_unit_test(threads_merge_in_time_order),
         cmocka_unit_test(size_bound_truncates_explicitly),
+        cmocka_unit_test(tiny_bound_means_the_smallest_trace),
         cmocka_unit_test(fork_child_gets_its_own_file),
         cmocka_unit_test(sigkill_loses_nothing_committed),
         cmocka_unit_test(full_disk_is_a_warning_not_a_crash),
