@@ -39,6 +39,13 @@ static int mkdir_p(const char *dir)
     }
     if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
         return -1;
+    struct stat st;
+    if (stat(tmp, &st) < 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {   /* an existing file: the shim could write nothing */
+        errno = ENOTDIR;
+        return -1;
+    }
     return 0;
 }
 
@@ -69,7 +76,10 @@ int ioh_cmd_run(int argc, char **argv)
         {0, 0, 0, 0},
     };
     const char *out = "iohint-traces";
-    const char *policy = "none";
+    /* No -p: the policy the environment asks for, as the shim would take it
+     * without the launcher (checked the same way: a bad one is exit 2). */
+    const char *env_policy = getenv("IOHINT_POLICY");
+    const char *policy = env_policy && *env_policy ? env_policy : "none";
     static char policy_path[PATH_MAX];
     int trace = 1, quiet = 0, stats = 0, c;
     optind = 1;
@@ -77,7 +87,7 @@ int ioh_cmd_run(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case 'N': trace = 0; break;
-        case 'p': policy = optarg; break;
+        case 'p': policy = optarg, env_policy = NULL; break;
         case 'q': quiet = 1; break;
         case 's': stats = 1; break;
         case 'h': run_usage(stdout); return 0;
@@ -92,7 +102,8 @@ int ioh_cmd_run(int argc, char **argv)
     struct ioh_spec spec;
     char err[512];
     if (ioh_spec_parse(policy, &spec, err, sizeof err) < 0) {
-        fprintf(stderr, "iohint run: %s\n", err);
+        fprintf(stderr, "iohint run: %s%s\n", err,
+                policy == env_policy ? " (from IOHINT_POLICY)" : "");
         return 2;
     }
     if (strchr(policy, '/')) {
@@ -114,7 +125,7 @@ int ioh_cmd_run(int argc, char **argv)
         if (mkdir_p(out) < 0 || !realpath(out, dir)) {
             fprintf(stderr, "iohint run: cannot create trace directory %s: %s\n", out,
                     strerror(errno));
-            return 1;
+            return errno == ENOTDIR ? 2 : 1;
         }
         before = count_traces(dir);
         setenv("IOHINT_TRACE_DIR", dir, 1);

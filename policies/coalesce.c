@@ -17,6 +17,7 @@
 /* Pool and counters. The pool lock is a try-spin with owner check, taken only
  * at open/close time. */
 _Atomic uint32_t ioh__coalesce_gen;
+_Atomic uint32_t ioh__coalesce_file_gen[IOH_COALESCE_SLOTS];
 
 static struct {
     _Atomic uint64_t mem_used;
@@ -127,7 +128,10 @@ static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uin
         block_unlock(cb);
         return -EBUSY;
     }
+    /* Both generations before the pread: a change after it makes them old. */
     uint32_t gen = atomic_load(&ioh__coalesce_gen);
+    uint32_t slot = ioh_coalesce_slot(o->dev, o->ino);
+    uint32_t fgen = atomic_load(&ioh__coalesce_file_gen[slot]);
     atomic_fetch_add_explicit(&cb->seq, 1, memory_order_acq_rel);      /* odd */
     long r;
     do
@@ -139,6 +143,8 @@ static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uin
     atomic_store_explicit(&cb->off, at, memory_order_relaxed);
     atomic_store_explicit(&cb->len, kept && r > 0 ? (uint32_t)r : 0, memory_order_relaxed);
     atomic_store_explicit(&cb->gen, gen, memory_order_relaxed);
+    atomic_store_explicit(&cb->slot, slot, memory_order_relaxed);
+    atomic_store_explicit(&cb->fgen, fgen, memory_order_relaxed);
     atomic_fetch_add_explicit(&cb->seq, 1, memory_order_release);      /* even */
     block_unlock(cb);
     if (!kept)
@@ -273,6 +279,11 @@ ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, u
 void ioh_coalesce_invalidate_all(void)
 {
     atomic_fetch_add(&ioh__coalesce_gen, 1);
+}
+
+void ioh_coalesce_invalidate_file(uint64_t dev, uint64_t ino)
+{
+    atomic_fetch_add(&ioh__coalesce_file_gen[ioh_coalesce_slot(dev, ino)], 1);
 }
 
 void ioh_coalesce_stats(struct ioh_coalesce_stats *out)

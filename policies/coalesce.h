@@ -18,8 +18,11 @@
  * Semantics kept: full reads except at end of file; errors as the kernel's
  * (partial count if bytes were copied, else -1 and errno); EOF and partial
  * tail blocks are never served past; reads at least one block long go
- * straight to pread into the caller's buffer. Any write, truncate or lock in
- * the process bumps a generation that empties every block.
+ * straight to pread into the caller's buffer. A write or truncate of a file
+ * in the process bumps the generation of the file's slot (its device and
+ * inode hashed into 256), which empties the blocks of the files in that slot;
+ * a lock, a writable shared mapping or a change by path bumps the generation
+ * that empties every block.
  */
 #ifndef IOH_COALESCE_H
 #define IOH_COALESCE_H
@@ -40,6 +43,8 @@ struct ioh_coalesce {
     _Atomic int64_t off;           /* file offset of data[0] */
     _Atomic uint32_t len;          /* valid bytes in data */
     _Atomic uint32_t gen;          /* invalidation generation at the fill */
+    _Atomic uint32_t slot;         /* the file's slot (ioh_coalesce_slot) */
+    _Atomic uint32_t fgen;         /* the slot's generation at the fill */
     _Atomic uint32_t dead;         /* freed while a refill held it: whoever
                                       unlocks it pools it (ioh_coalesce_free) */
     uint32_t cap;                  /* block size */
@@ -50,6 +55,17 @@ struct ioh_coalesce {
 /* Bumped by ioh_coalesce_invalidate_all; a block filled under another
  * generation holds nothing. */
 extern _Atomic uint32_t ioh__coalesce_gen;
+
+/* Per file slot: bumped by ioh_coalesce_invalidate_file. A write to one file
+ * must not empty the blocks of every other (a program reading one file and
+ * writing another refilled each block after every write: twice the I/O). */
+#define IOH_COALESCE_SLOTS 256
+extern _Atomic uint32_t ioh__coalesce_file_gen[IOH_COALESCE_SLOTS];
+
+static inline uint32_t ioh_coalesce_slot(uint64_t dev, uint64_t ino)
+{
+    return (uint32_t)(((ino ^ (dev << 32) ^ (dev >> 32)) * 0x9e3779b97f4a7c15ull) >> 56);
+}
 
 /* Copy what o's block cb holds at `at`, up to n bytes; 0 if it does not hold
  * it, or changed while we copied (the sequence counter moved: a refill, or
@@ -62,7 +78,11 @@ static inline size_t ioh_coalesce_copy(struct ioh_coalesce *cb, const struct ioh
     if (s1 & 1)
         return 0;
     if (atomic_load_explicit(&cb->gen, memory_order_relaxed) !=
-        atomic_load_explicit(&ioh__coalesce_gen, memory_order_relaxed))
+            atomic_load_explicit(&ioh__coalesce_gen, memory_order_relaxed) ||
+        atomic_load_explicit(&cb->fgen, memory_order_relaxed) !=
+            atomic_load_explicit(&ioh__coalesce_file_gen[atomic_load_explicit(
+                                     &cb->slot, memory_order_relaxed) % IOH_COALESCE_SLOTS],
+                                 memory_order_relaxed))
         return 0;
     int64_t off = atomic_load_explicit(&cb->off, memory_order_relaxed);
     uint32_t len = atomic_load_explicit(&cb->len, memory_order_relaxed);
@@ -201,6 +221,9 @@ ssize_t ioh_coalesce_pread(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, u
 
 /* Empty every block (writes, truncates, locks). */
 void ioh_coalesce_invalidate_all(void);
+/* The file (dev, ino) was changed by this process: its blocks (and those of
+ * the files that share its slot) hold nothing. */
+void ioh_coalesce_invalidate_file(uint64_t dev, uint64_t ino);
 
 /* Counters for statistics. */
 struct ioh_coalesce_stats {

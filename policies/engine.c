@@ -311,6 +311,12 @@ void ioh_pol_invalidate(void)
         ioh_coalesce_invalidate_all();
 }
 
+void ioh_pol_invalidate_file(uint64_t dev, uint64_t ino)
+{
+    if (g.active)
+        ioh_coalesce_invalidate_file(dev, ino);
+}
+
 /* ------------------------------------------------------------------ */
 /* Observing reads: classifier, decisions, prefetch, drop-behind        */
 

@@ -54,6 +54,8 @@ int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int adv
 /* Something may have changed file contents (a write, truncate, lock in this
  * process): drop every cached block. */
 void ioh_pol_invalidate(void);
+/* The same for one file (a write or truncate through a descriptor of it). */
+void ioh_pol_invalidate_file(uint64_t dev, uint64_t ino);
 
 /* stdio: a stream was opened on a description that coalesces; give it a
  * larger buffer of ours before its first read. ioh_pol_stream_closed frees it

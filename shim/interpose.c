@@ -890,8 +890,12 @@ static int opened(int fd, int flags, int err, struct call *c, uint16_t op, uint3
                   void *caller)
 {
     struct ioh_ofd *o = fd >= 0 ? ioh_fd_opened(fd, flags, extra) : NULL;
-    if (fd >= 0 && (flags & O_TRUNC))
-        ioh_pol_invalidate();     /* the file may have been emptied: as ftruncate */
+    if (fd >= 0 && (flags & O_TRUNC)) {   /* the file may have been emptied: as ftruncate */
+        if (o && o->kind == IOH_FILE_REG)
+            ioh_pol_invalidate_file(o->dev, o->ino);
+        else
+            ioh_pol_invalidate();
+    }
     record(op, fd, o, -1, 0, result(fd, err), (uint32_t)flags, c, caller);
     if (o)
         ioh_pol_opened(fd, o);
@@ -2419,9 +2423,15 @@ static inline void changed_fd(int fd)
 {
     if (!ioh_tls.internal && atomic_load_explicit(&ioh_mode, memory_order_relaxed) ==
                                  IOH_MODE_ACTIVE) {
-        struct ioh_ofd *o = ioh_fd_lookup(fd);
-        if (!o || o->kind == IOH_FILE_REG || o->kind == IOH_FILE_BLK)
-            ioh_pol_invalidate();
+        /* Discovered if new (one fstat): an inherited stdout, a pipe above
+         * all, emptied every block on each write. */
+        int saved = errno;
+        struct ioh_ofd *o = ioh_fd_get(fd);
+        errno = saved;
+        if (o && o->kind == IOH_FILE_REG)
+            ioh_pol_invalidate_file(o->dev, o->ino);
+        else if (!o || o->kind == IOH_FILE_BLK)
+            ioh_pol_invalidate();   /* unknown, or the disk under the files */
     }
 }
 

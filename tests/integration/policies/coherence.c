@@ -5,6 +5,7 @@
  *        coherence other FILE BLOCK   writes and a truncation by another process
  *        coherence truncopen FILE     FILE.0-2 emptied by open(O_TRUNC), creat,
  *                                     fopen("w") after reads: end of file
+ *        coherence otherfile FILE OUT copy FILE to OUT in 64-byte reads and writes
  *        coherence follow FILE        read a growing file until a line "END"
  *
  * inproc: a read-only descriptor R reads while a second description W of the
@@ -46,10 +47,9 @@
 
 #define SIZE (1024 * 1024)
 
-/* Output and the pipe handshakes go around the write() wrapper: the shim
- * takes a write to a descriptor it does not know for a possible change of
- * any file and empties its blocks, which would hide exactly the staleness
- * this program looks for. */
+/* Output and the pipe handshakes go around the write() wrapper: a write to
+ * a descriptor the shim cannot identify empties every block, which would
+ * hide exactly the staleness this program looks for. */
 static ssize_t raw_write(int fd, const void *p, size_t n)
 {
     return syscall(SYS_write, fd, p, n);
@@ -280,6 +280,29 @@ static int truncopen(const char *path)
     return 0;
 }
 
+/* ---- writing another file ---------------------------------------------- */
+
+/* Copy FILE to OUT in 64-byte read()s and write()s, and print the total. A
+ * write to OUT must not empty FILE's block (the script checks the block
+ * reads in the stats): it did, and each 64-byte read refilled a block. */
+static int otherfile(const char *path, const char *outpath)
+{
+    int in = open(path, O_RDONLY);
+    int out = open(outpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0)
+        die("open %s / %s", path, outpath);
+    char b[64];
+    ssize_t n;
+    long long total = 0;
+    while ((n = read(in, b, sizeof b)) > 0) {
+        if (write(out, b, (size_t)n) != n)   /* through the wrapper */
+            die("write %s", outpath);
+        total += n;
+    }
+    say("copied %lld bytes\n", total);
+    return 0;
+}
+
 /* ---- another process --------------------------------------------------- */
 
 static void wait_byte(int fd)
@@ -436,9 +459,12 @@ int main(int argc, char **argv)
         return inproc(argv[2], 1);
     if (argc == 4 && !strcmp(argv[1], "other"))
         return other(argv[2], strtoul(argv[3], NULL, 0));
+    if (argc == 4 && !strcmp(argv[1], "otherfile"))
+        return otherfile(argv[2], argv[3]);
     if (argc == 3 && !strcmp(argv[1], "truncopen"))
         return truncopen(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "follow"))
         return follow(argv[2]);
-    die("usage: coherence inproc|inproc-maps|truncopen FILE | other FILE BLOCK | follow FILE");
+    die("usage: coherence inproc|inproc-maps|truncopen FILE | otherfile FILE OUT | other FILE "
+        "BLOCK | follow FILE");
 }

@@ -70,6 +70,20 @@ for policy in "${policies[@]}"; do
     CASES=$((CASES + 1))
 done
 
+# Writing another file (and stdout, a pipe) empties nothing of this one's:
+# 64-byte reads of a 4 MiB file, each written to another file, are served
+# from blocks (each used to refill a 256 KiB block: 4096 times the I/O).
+make_bin "$T/of.bin" $((4 << 20))
+for policy in coalesce auto; do
+    under "$policy" "$prog" otherfile "$T/of.bin" "$T/of.out" >"$T/of.txt" 2>"$T/of.err" ||
+        { show "$T/of.err"; fail "otherfile under $policy: exit status"; }
+    cmp -s "$T/of.bin" "$T/of.out" || fail "otherfile under $policy: the copy differs"
+    refills=$(sed -n 's/.*coalesce: .* \([0-9]*\) block reads.*/\1/p' "$T/of.err")
+    [[ -n $refills && $refills -lt 100 ]] ||
+        { show "$T/of.err"; fail "otherfile under $policy: ${refills:-no} block reads for 65536 reads of 64 bytes"; }
+    CASES=$((CASES + 1))
+done
+
 # --- 2. another process ------------------------------------------------------
 block_of() {
     case $1 in *coalesce=4K*) echo 4096 ;; *coalesce*|auto) echo 262144 ;; *) echo 262144 ;; esac
