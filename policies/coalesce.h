@@ -103,17 +103,30 @@ static inline size_t ioh_coalesce_copy(struct ioh_coalesce *cb, const struct ioh
  * return EFAULT for a buffer it cannot write (NULL, read-only), a memcpy
  * crashes. So a buffer is only served into once the kernel has written into
  * that same range for this thread (the first read into a buffer goes to the
- * kernel); programs read into the same buffer over and over. */
+ * kernel); programs read into the same buffer over and over, or into a few
+ * in turn (IOH_BUF_RANGES). */
 static inline int ioh_coalesce_buf_ok(const void *buf, size_t n)
 {
-    uintptr_t b = (uintptr_t)buf;
-    return b >= ioh_tls.buf_lo && b + n <= ioh_tls.buf_hi && b + n >= b;
+    uintptr_t b = (uintptr_t)buf, e = b + n;
+    if (e < b)
+        return 0;
+    for (unsigned i = 0; i < IOH_BUF_RANGES; i++)
+        if (b >= ioh_tls.buf_lo[i] && e <= ioh_tls.buf_hi[i])
+            return 1;
+    return 0;
 }
 
+/* Remember [buf, buf + n) in place of the oldest range. The range is empty
+ * while it changes (hi first to 0, then lo, then hi): a signal handler that
+ * runs in between never sees a range made of two halves. */
 static inline void ioh_coalesce_buf_seen(const void *buf, size_t n)
 {
-    ioh_tls.buf_lo = (uintptr_t)buf;
-    ioh_tls.buf_hi = (uintptr_t)buf + n;
+    unsigned i = ioh_tls.buf_next++ % IOH_BUF_RANGES;
+    ioh_tls.buf_hi[i] = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    ioh_tls.buf_lo[i] = (uintptr_t)buf;
+    atomic_signal_fence(memory_order_seq_cst);
+    ioh_tls.buf_hi[i] = (uintptr_t)buf + n;
 }
 
 /* The common case of ioh_coalesce_read, inline for the read() wrapper: the

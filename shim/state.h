@@ -17,6 +17,11 @@
 
 struct ioh_seg_header;
 
+/* Buffer ranges a thread remembers as written by the kernel: programs read
+ * into one buffer, or take turns between two or three (Python's os.read
+ * allocates the next bytes object while the last is alive). */
+#define IOH_BUF_RANGES 4
+
 struct ioh_thread {
     uint32_t tid;                  /* cached gettid(); 0 = not yet read */
     uint32_t pid;                  /* pid when tid was cached (fork check) */
@@ -30,9 +35,12 @@ struct ioh_thread {
                                       reservation can never overlap ours */
     uint32_t seg_seq;              /* segments this thread claimed */
     uint32_t served;               /* reads served by a policy (sampling) */
-    uintptr_t buf_lo, buf_hi;      /* a buffer the kernel wrote into for this
-                                      thread: reads served from a block may
-                                      memcpy there (policies/coalesce.h) */
+    uintptr_t buf_lo[IOH_BUF_RANGES], buf_hi[IOH_BUF_RANGES];
+                                   /* buffers the kernel wrote into for this
+                                      thread, the last few: reads served from
+                                      a block may memcpy there
+                                      (policies/coalesce.h) */
+    uint32_t buf_next;             /* the range the next one replaces */
     struct ioh_clock_anchor clock; /* TSC anchor, clock.h */
     struct ioh_last_event {        /* this thread's last event record written
                                       outside a signal handler: what the next

@@ -543,6 +543,24 @@ static void unproven_buffers_go_to_the_kernel(void **state)
     ioh_coalesce_stats(&s2);
     assert_int_equal(s2.direct, s1.direct);
     assert_int_equal(s2.served - s1.served, 1);
+    /* Buffers taken in turn (Python's os.read): a and b are both still
+     * proven, each served without going to the kernel again; the last
+     * IOH_BUF_RANGES are remembered, an older one goes to the kernel. */
+    ioh_coalesce_stats(&s0);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), a, 10, &err, &at), 10);
+    assert_memory_equal(a, g_data + 200, 10);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), b, 10, &err, &at), 10);
+    assert_memory_equal(b, g_data + 210, 10);
+    ioh_coalesce_stats(&s1);
+    assert_int_equal(s1.direct, s0.direct);
+    assert_int_equal(s1.served - s0.served, 2);
+    char more[IOH_BUF_RANGES][16];
+    for (int i = 0; i < IOH_BUF_RANGES; i++)
+        ioh_coalesce_buf_seen(more[i], sizeof more[i]);
+    assert_false(ioh_coalesce_buf_ok(a, 10));
+    assert_false(ioh_coalesce_buf_ok(b, 10));
+    assert_true(ioh_coalesce_buf_ok(more[0], 16));
+    assert_false(ioh_coalesce_buf_ok(more[0], 17));
     munmap(ro, 4096);
     free(a);
     free(b);
