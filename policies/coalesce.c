@@ -169,6 +169,23 @@ static long direct(int fd, char *dst, size_t n, int64_t at)
     return r;
 }
 
+/* Where a refill for a read of n bytes at `at` starts: at the read, or, for
+ * a reader going backwards (the read ends where, or a little before, the
+ * block begins: tac, tail), so that the block ends with the read and serves
+ * the reads before it. (From the read on, a backward reader refilled 256 KiB
+ * for every read: `tail -n` 2.35x slower than without the shim, found by a
+ * tester.) */
+static int64_t refill_start(struct ioh_coalesce *cb, int64_t at, size_t n)
+{
+    int64_t off = atomic_load_explicit(&cb->off, memory_order_relaxed);
+    uint32_t len = atomic_load_explicit(&cb->len, memory_order_relaxed);
+    int64_t end = at + (int64_t)n;
+    if (len == 0 || end > off || off - end >= (int64_t)cb->cap)
+        return at;
+    int64_t start = end - (int64_t)cb->cap;
+    return start > 0 ? start : 0;
+}
+
 static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t mark, char *dst,
                    size_t n, int64_t at, int *refilled)
 {
@@ -192,7 +209,9 @@ static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t 
         }
         /* Big enough to go straight to the kernel, or someone else is
          * refilling: read directly. */
-        long r = n - got >= cb->cap ? -EBUSY : block_refill(cb, fd, o, mark, at + (int64_t)got);
+        int64_t want = at + (int64_t)got;
+        int64_t start = refill_start(cb, want, n - got);
+        long r = n - got >= cb->cap ? -EBUSY : block_refill(cb, fd, o, mark, start);
         if (r == -EBUSY) {
             r = direct(fd, dst + got, n - got, at + (int64_t)got);
             if (r <= 0) {
@@ -203,8 +222,8 @@ static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t 
             continue;
         }
         *refilled = 1;
-        if (r <= 0) {
-            last = r;                 /* EOF or error */
+        if (r <= want - start) {      /* error, or the end of the file before `want` */
+            last = r < 0 ? r : 0;
             break;
         }
     }

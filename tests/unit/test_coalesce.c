@@ -568,6 +568,42 @@ static void unproven_buffers_go_to_the_kernel(void **state)
     close(fd);
 }
 
+/* A reader going backwards (tac, tail: each read ends where the last one
+ * began) gets blocks that end with its read: one refill serves the next
+ * BLOCK / 100 reads, down to offset 0. */
+static void backward_reads_fill_backwards(void **state)
+{
+    (void)state;
+    int fd = open(g_path, O_RDONLY);
+    struct ioh_ofd o;
+    ofd_init(&o);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    atomic_store(&o.cb, cb);
+    char buf[100];
+    ioh_coalesce_buf_seen(buf, sizeof buf);
+    int err;
+    struct ioh_coalesce_stats s0, s1;
+    ioh_coalesce_stats(&s0);
+    int64_t end = 3 * BLOCK + 50;                 /* not a multiple of anything */
+    unsigned reads = 0;
+    while (end > 0) {
+        int64_t at = end > 100 ? end - 100 : 0;
+        size_t n = (size_t)(end - at);
+        assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), buf, n, at, &err), (ssize_t)n);
+        assert_memory_equal(buf, g_data + at, n);
+        end = at;
+        reads++;
+    }
+    ioh_coalesce_stats(&s1);
+    /* The first read fills forward from itself (nothing to go by yet); then
+     * about one refill per BLOCK bytes, the last ones near offset 0 (6 in
+     * all; a refill per read, 1,967, before). */
+    assert_true(s1.refills - s0.refills <= 6);
+    assert_true(s1.served - s0.served + (s1.refills - s0.refills) >= reads);
+    ioh_coalesce_free(cb);
+    close(fd);
+}
+
 /* IOHINT_COALESCE_MEM bounds all blocks together; freeing gives it back. */
 static void memory_bound(void **state)
 {
@@ -725,6 +761,7 @@ int main(void)
         cmocka_unit_test(pooled_blocks_start_empty),
         cmocka_unit_test(rebound_reads_keep_nothing),
         cmocka_unit_test(unproven_buffers_go_to_the_kernel),
+        cmocka_unit_test(backward_reads_fill_backwards),
         cmocka_unit_test(memory_bound),
         cmocka_unit_test(two_threads_claim_disjoint_ranges),
     };
