@@ -934,9 +934,12 @@ static void reason(const struct ioh_an_file *f, struct ioh_an_recommendation *r)
         break;
     case IOH_AN_M_WILLNEED:
         pct(s1, sizeof s1, f->size > 0 ? (double)f->footprint / (double)f->size : 0);
-        say(r,
-                 "%s of the file is read; fetching it all at first use leaves 1 read waiting "
-                 "instead of %" PRIu64, s1, b->misses);
+        if (b->misses > 1)
+            say(r, "%s of the file is read; fetching it all at first use leaves 1 read waiting "
+                   "instead of %" PRIu64, s1, b->misses);
+        else                      /* what it saves is requests, not waits */
+            say(r, "%s of the file is read; fetching it all at first use takes %" PRIu64
+                   " requests instead of %" PRIu64, s1, e->requests, b->requests);
         break;
     case IOH_AN_M_PREFETCH_2M:
     case IOH_AN_M_PREFETCH_16M:
@@ -961,9 +964,12 @@ static void reason(const struct ioh_an_file *f, struct ioh_an_recommendation *r)
     case IOH_AN_M_COALESCE_64K:
     case IOH_AN_M_COALESCE_512K:
         ioh__size_text(r->coalesce, s1, sizeof s1);
-        say(r,
-                 "small reads: a %s block cache turns %" PRIu64 " read calls into %" PRIu64, s1,
-                 b->syscalls, e->syscalls);
+        if (e->syscalls < b->syscalls)
+            say(r, "small reads: a %s block cache turns %" PRIu64 " read calls into %" PRIu64,
+                s1, b->syscalls, e->syscalls);
+        else                      /* no calls saved: what it saves is requests */
+            say(r, "a %s block cache fetches the reads in %" PRIu64 " requests instead of %" PRIu64,
+                s1, e->requests, b->requests);
         break;
     default:
         r->reason[0] = '\0';
