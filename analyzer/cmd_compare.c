@@ -75,6 +75,7 @@ static const char usage_text[] =
     "                        'none' traces into a temporary directory (the tracing cost);\n"
     "                        default: -p none\n"
     "      --no-baseline     no run without the shim; ratios are to the first -p\n"
+    "                        (then at least one -p is needed)\n"
     "      --cold            before every run evict the files CMD reads (learned from a\n"
     "                        first traced run) with posix_fadvise(DONTNEED), then start\n"
     "                        the run at once (\"coldA\")\n"
@@ -1497,7 +1498,8 @@ static int parse_args(struct compare *c, int argc, char **argv)
     }
     if (npol == 0) {
         if (c->no_baseline) {
-            fprintf(stderr, "iohint compare: --no-baseline needs at least one -p POLICY\n");
+            fprintf(stderr, "iohint compare: --no-baseline needs at least one -p POLICY "
+                            "(the ratios are to the first)\n");
             return -1;
         }
         policies[npol++] = "none";

@@ -94,7 +94,10 @@ int ioh_check_target(const char *file)
         return 0;                  /* execvp will report it */
     int problems = 0;
     struct stat st;
-    if (stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID))) {
+    /* Secure mode (AT_SECURE) only when the IDs change: a set-user-ID file
+     * of the caller's own user (root running a root one) preloads fine. */
+    if (stat(path, &st) == 0 && (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) ||
+                                 ((st.st_mode & S_ISGID) && st.st_gid != getegid()))) {
         fprintf(stderr, "iohint: warning: %s is set-user/group-ID: the dynamic loader ignores "
                         "LD_PRELOAD for it, nothing will be traced\n", path);
         problems++;

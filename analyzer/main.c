@@ -40,8 +40,14 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof g_cmds / sizeof g_cmds[0]; i++)
-        if (!strcmp(argv[1], g_cmds[i].name))
+        if (!strcmp(argv[1], g_cmds[i].name)) {
+            /* getopt names the program argv[0] in its messages: "iohint run:
+             * unrecognized option", not "run: ...". */
+            char name[32];
+            snprintf(name, sizeof name, "iohint %s", g_cmds[i].name);
+            argv[1] = name;
             return g_cmds[i].fn(argc - 1, argv + 1);
+        }
     fprintf(stderr, "iohint: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # `iohint run` (INTERPOSITION.md section 12): the shim is silently not
-# applied to static, setuid and other-word-size programs, so the launcher
+# applied to static, setuid (to another user) and other-word-size programs, so the launcher
 # must warn; a normal run reports its one trace file; the exit status is the
 # program's. And (section 5) the shim starts no thread in a traced program:
 # `unshare -U` (CLONE_NEWUSER requires a single-threaded process) works.
@@ -36,27 +36,47 @@ else
     note "no static libc (libc6-dev's libc.a): the static-binary case is skipped"
 fi
 
-# A setuid copy of a program. As root the loader still honours LD_PRELOAD
-# (real and effective uid are equal), but the launcher must warn regardless.
+# A set-user-ID copy of a program owned by another user: the loader runs it
+# in secure mode and ignores LD_PRELOAD, so the launcher warns. (It reads
+# stdin, which we open, so that the other user needs no access to $T.)
+other_user=$(id -u nobody 2>/dev/null || echo 65534)
+other_group=$(getent group nogroup >/dev/null && echo nogroup || echo 65534)
 cp /bin/cat "$T/suid-cat"
+chown "$other_user:$other_group" "$T/suid-cat"
+chmod 755 "$T/suid-cat"
 chmod u+s "$T/suid-cat"
-"$IOHINT" run -o "$T/tr.suid" -- "$T/suid-cat" "$f" >"$T/suid.out" 2>"$T/suid.err" ||
+"$IOHINT" run -o "$T/tr.suid" -- "$T/suid-cat" <"$f" >"$T/suid.out" 2>"$T/suid.err" ||
     fail "iohint run suid-cat failed"
 cmp -s "$f" "$T/suid.out" || fail "iohint run changed suid-cat's output"
 grep -q "warning: .*suid-cat is set-user/group-ID" "$T/suid.err" ||
     { show "$T/suid.err"; fail "no warning for a setuid program"; }
 chmod u-s,g+s "$T/suid-cat"
-"$IOHINT" run -o "$T/tr.sgid" -- "$T/suid-cat" "$f" >/dev/null 2>"$T/sgid.err" ||
+"$IOHINT" run -o "$T/tr.sgid" -- "$T/suid-cat" <"$f" >/dev/null 2>"$T/sgid.err" ||
     fail "iohint run sgid-cat failed"
 grep -q "warning: .*suid-cat is set-user/group-ID" "$T/sgid.err" ||
     { show "$T/sgid.err"; fail "no warning for a setgid program"; }
 CASES=$((CASES + 2))
 
+# Set-user-ID to the caller itself changes no ID: no secure mode, the shim
+# loads and traces, and no warning (it said "nothing will be traced" and
+# traced; found by a tester).
+cp /bin/cat "$T/own-suid-cat"
+chmod u+s "$T/own-suid-cat"
+"$IOHINT" run -o "$T/tr.own" -- "$T/own-suid-cat" "$f" >/dev/null 2>"$T/own.err" ||
+    fail "iohint run own-suid-cat failed"
+! grep -q "set-user/group-ID" "$T/own.err" ||
+    { show "$T/own.err"; fail "a warning for a set-user-ID program of the caller's own"; }
+[[ -n $(compgen -G "$T/tr.own/own-suid-cat.*.iohtrace") ]] ||
+    fail "own-suid-cat was not traced"
+CASES=$((CASES + 1))
+
 # Found through PATH too.
 mkdir "$T/bin"
 cp /bin/cat "$T/bin/suidcat2"
+chown "$other_user:$other_group" "$T/bin/suidcat2"
+chmod 755 "$T/bin/suidcat2"
 chmod u+s "$T/bin/suidcat2"
-PATH=$T/bin:$PATH "$IOHINT" run -o "$T/tr.path" -- suidcat2 "$f" >/dev/null 2>"$T/path.err" ||
+PATH=$T/bin:$PATH "$IOHINT" run -o "$T/tr.path" -- suidcat2 <"$f" >/dev/null 2>"$T/path.err" ||
     fail "iohint run suidcat2 (from PATH) failed"
 grep -q "warning: .*suidcat2 is set-user/group-ID" "$T/path.err" ||
     { show "$T/path.err"; fail "no warning for a setuid program found through PATH"; }
