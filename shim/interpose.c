@@ -393,19 +393,67 @@ static inline const struct ioh_real *real(void)
  * range with a compare-and-swap. If a thread or a signal handler moved the
  * offset meanwhile, its read came first: read again from where it left off.
  * Returns what read() returns, with *err and *at (the offset read from), or
- * IOH_READ_REBOUND if fd was rebound since `mark` (fdtab.h).
- * The pread is the raw system call, not libc's: libc's is a cancellation
- * point, and a thread cancelled inside it would never end its lazy count,
- * so every later sync of the description would wait the full 200 ms for
- * it. The wrapper tests for cancellation before and after instead. */
-static ssize_t lazy_read(int fd, struct ioh_ofd *o, uint64_t mark, void *buf, size_t n, int *err,
-                         int64_t *at)
+ * IOH_READ_REBOUND if `check` and fd was rebound since `mark` (fdtab.h).
+ * The pread is libc's, a cancellation point (a read blocked on FUSE or NFS
+ * must stay cancellable; lazy_pread). */
+/* A thread cancelled (or ended by pthread_exit in a signal handler) inside
+ * a lazy read's pread never returns to let its lazy count go: every later
+ * sync of the description would wait the full 200 ms for it. The read it is
+ * in is kept in TLS, and a TLS destructor of the thread, which glibc runs
+ * after a cancellation's unwinding, lets it go. (A cleanup handler would do
+ * the same for a sigsetjmp on every read, 12 ns, in C.) */
+extern int __cxa_thread_atexit_impl(void (*fn)(void *), void *obj, void *dso)
+    __attribute__((weak));
+extern void *__dso_handle;
+
+static void lazy_thread_exit(void *arg)
+{
+    (void)arg;
+    struct ioh_ofd *o = ioh_tls.lazy_in;
+    ioh_tls.lazy_in = NULL;
+    if (o)
+        ioh_ofd_put(o, IOH_USE_LAZY); /* nothing claimed yet: the count is all */
+}
+
+/* (A signal handler's lazy read inside ours ends with lazy_in NULL: a
+ * cancellation in ours after the handler returned leaves the count up, as
+ * before this existed. Keeping the outer one cost 7 ns a read.) */
+static inline void lazy_enter(struct ioh_ofd *o)
+{
+    /* Registered once per thread, outside signal handlers (it allocates). */
+    if (__builtin_expect(!ioh_tls.lazy_exit_set, 0) && ioh_tls.depth == 1 &&
+        __cxa_thread_atexit_impl) {
+        ioh_tls.lazy_exit_set = 1;
+        __cxa_thread_atexit_impl(lazy_thread_exit, NULL, &__dso_handle);
+    }
+    ioh_tls.lazy_in = o;
+}
+
+static inline ssize_t lazy_pread(int fd, struct ioh_ofd *o, void *buf, size_t n, int64_t pos)
+{
+    lazy_enter(o);
+    ssize_t r = real_pread(fd, buf, n, pos);
+    ioh_tls.lazy_in = NULL;
+    return r;
+}
+
+static inline ssize_t lazy_preadv(int fd, struct ioh_ofd *o, const struct iovec *iov, int cnt,
+                                  int64_t pos)
+{
+    lazy_enter(o);
+    ssize_t r = real_preadv2(fd, iov, cnt, pos, 0);
+    ioh_tls.lazy_in = NULL;
+    return r;
+}
+
+static ssize_t lazy_read(int fd, struct ioh_ofd *o, uint64_t mark, int check, void *buf,
+                         size_t n, int *err, int64_t *at)
 {
     ioh_ofd_mark_lagging(o);
     for (;;) {
         int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
-        ssize_t r = raw_result(ioh_raw_pread(fd, buf, n, pos));
-        if (!ioh_fd_rebind_same(fd, mark))     /* leaves errno alone */
+        ssize_t r = lazy_pread(fd, o, buf, n, pos);
+        if (check && !ioh_fd_rebind_same(fd, mark))     /* leaves errno alone */
             return IOH_READ_REBOUND;
         *at = pos;
         if (r < 0) {
@@ -417,14 +465,14 @@ static ssize_t lazy_read(int fd, struct ioh_ofd *o, uint64_t mark, void *buf, si
     }
 }
 
-static ssize_t lazy_readv(int fd, struct ioh_ofd *o, uint64_t mark, const struct iovec *iov,
-                          int cnt, int *err, int64_t *at)
+static ssize_t lazy_readv(int fd, struct ioh_ofd *o, uint64_t mark, int check,
+                          const struct iovec *iov, int cnt, int *err, int64_t *at)
 {
     ioh_ofd_mark_lagging(o);
     for (;;) {
         int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
-        ssize_t r = raw_result(ioh_raw6(SYS_preadv2, fd, (long)iov, cnt, (long)pos, 0, 0));
-        if (!ioh_fd_rebind_same(fd, mark))     /* leaves errno alone */
+        ssize_t r = lazy_preadv(fd, o, iov, cnt, pos);
+        if (check && !ioh_fd_rebind_same(fd, mark))     /* leaves errno alone */
             return IOH_READ_REBOUND;
         *at = pos;
         if (r < 0) {
@@ -497,23 +545,40 @@ static int fd_to_kernel(struct ioh_ofd *o, int how)
     return how;
 }
 
-/* fd_enter for a read() that may go lazily: a number whose rebind is in
- * progress (no mark to check the read against), or one rebound under the
- * last few tries, goes to the kernel. */
-static int fd_enter_read(int fd, struct ioh_ofd **op, uint64_t *mark, unsigned rebounds)
-{
-    int how = fd_enter(fd, op, mark);
-    if (how == ENTER_LAZY && (*mark == IOH_FD_REBIND_NONE || rebounds >= 8))
-        how = fd_to_kernel(*op, how);
-    return how;
-}
-
 static void fd_leave(struct ioh_ofd *o, int how)
 {
     if (how == ENTER_LAZY)
         ioh_ofd_put(o, IOH_USE_LAZY);
     else if (how == ENTER_PINNED)
         ioh_ofd_put(o, IOH_USE_HOLD);
+}
+
+/* fd_enter for a read() that may go lazily. A number whose rebind is in
+ * progress gives no mark to check the read against: let the rebind end
+ * (yield, for up to 1 ms: a close that lingers for seconds must not
+ * stall the reads of the file the number now has). The read stays lazy
+ * whatever happens: sending a private description to the kernel while
+ * other threads read it lazily would have two reads get the same bytes,
+ * and its sync could move the offset of the file a racing dup2 put on the
+ * number (found by review). Past the wait, and after IOH_READ_TRIES
+ * restarts, the read goes lazily unchecked, as before restarts existed. */
+#define IOH_READ_TRIES 8
+#define IOH_REBIND_WAIT_NS 1000000
+static int fd_enter_read(int fd, struct ioh_ofd **op, uint64_t *mark)
+{
+    uint64_t t0 = 0;
+    for (;;) {
+        int how = fd_enter(fd, op, mark);
+        if (how != ENTER_LAZY || *mark != IOH_FD_REBIND_NONE)
+            return how;
+        uint64_t now = ioh_clock_ns(CLOCK_MONOTONIC);
+        if (!t0)
+            t0 = now;
+        else if (now - t0 > IOH_REBIND_WAIT_NS)
+            return how;
+        fd_leave(*op, how);
+        ioh_raw0(SYS_sched_yield);
+    }
 }
 
 /* fd's description becomes shared and its kernel offset is put where the
@@ -541,6 +606,8 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
         return real_read(ioh_fd_relocated(fd), buf, n);    /* libunwind's pipe */
     if (!observe())
         return real_read(fd, buf, n);
+    pthread_testcancel();         /* read() is a cancellation point: a read
+                                     served from a block makes no call that is */
     struct call c;
     enter(&c);
     c.flags |= flags;
@@ -549,23 +616,22 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
     int64_t off;
     uint64_t mark;
     struct ioh_ofd *o;
-    unsigned rebounds = 0;
-    pthread_testcancel();         /* read() is a cancellation point; lazily it
-                                     makes no call that is one (lazy_read) */
+    unsigned tries = 0;
 again:;
-    int how = fd_enter_read(fd, &o, &mark, rebounds);
+    int how = fd_enter_read(fd, &o, &mark);
     if (how == ENTER_LAZY) {
+        int check = mark != IOH_FD_REBIND_NONE && tries < IOH_READ_TRIES;
         struct ioh_coalesce *cb = atomic_load_explicit(&o->cb, memory_order_acquire);
-        if (cb && blocks_ok()) {
+        if (cb && blocks_ok() && check) {
             r = ioh_coalesce_read(cb, fd, o, mark, buf, n, &err, &off);
             c.flags |= IOH_EV_SERVED;
         } else {
-            r = lazy_read(fd, o, mark, buf, n, &err, &off);
+            r = lazy_read(fd, o, mark, check, buf, n, &err, &off);
         }
         fd_leave(o, how);
         if (r == IOH_READ_REBOUND) {
             c.flags &= (uint16_t)~IOH_EV_SERVED;
-            rebounds++;
+            tries++;
             goto again;
         }
     } else {
@@ -623,13 +689,13 @@ static ssize_t do_readv(int fd, const struct iovec *iov, int cnt, void *caller)
     int64_t off;
     uint64_t mark;
     struct ioh_ofd *o;
-    unsigned rebounds = 0;
+    unsigned tries = 0;
     int how;
-    pthread_testcancel();         /* see do_read */
-    while ((how = fd_enter_read(fd, &o, &mark, rebounds)) == ENTER_LAZY &&
-           (r = lazy_readv(fd, o, mark, iov, cnt, &err, &off)) == IOH_READ_REBOUND) {
+    while ((how = fd_enter_read(fd, &o, &mark)) == ENTER_LAZY &&
+           (r = lazy_readv(fd, o, mark, mark != IOH_FD_REBIND_NONE && tries < IOH_READ_TRIES,
+                           iov, cnt, &err, &off)) == IOH_READ_REBOUND) {
         fd_leave(o, how);
-        rebounds++;
+        tries++;
     }
     if (how != ENTER_LAZY) {
         policy_sync(fd, o);
@@ -661,15 +727,16 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
     uint64_t mark;
     struct ioh_ofd *o;
     int how = ENTER_KERNEL;
-    unsigned rebounds = 0;
+    unsigned tries = 0;
     if (off != -1) {
         o = ioh_fd_get(fd);
     } else {                                  /* it moves the offset */
-        pthread_testcancel();                 /* see do_read */
-        while ((how = fd_enter_read(fd, &o, &mark, rebounds)) == ENTER_LAZY && flags == 0 &&
-               (r = lazy_readv(fd, o, mark, iov, cnt, &err, &at)) == IOH_READ_REBOUND) {
+        while ((how = fd_enter_read(fd, &o, &mark)) == ENTER_LAZY && flags == 0 &&
+               (r = lazy_readv(fd, o, mark,
+                               mark != IOH_FD_REBIND_NONE && tries < IOH_READ_TRIES, iov, cnt,
+                               &err, &at)) == IOH_READ_REBOUND) {
             fd_leave(o, how);
-            rebounds++;
+            tries++;
         }
     }
     if (how != ENTER_LAZY || flags != 0) {

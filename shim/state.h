@@ -22,6 +22,8 @@ struct ioh_seg_header;
  * allocates the next bytes object while the last is alive). */
 #define IOH_BUF_RANGES 4
 
+struct ioh_ofd;
+
 struct ioh_thread {
     uint32_t tid;                  /* cached gettid(); 0 = not yet read */
     uint32_t pid;                  /* pid when tid was cached (fork check) */
@@ -41,6 +43,9 @@ struct ioh_thread {
                                       a block may memcpy there
                                       (policies/coalesce.h) */
     uint32_t buf_next;             /* the range the next one replaces */
+    struct ioh_ofd *lazy_in;       /* the description of the lazy read this
+                                      thread is in (interpose.c, lazy_pread) */
+    uint8_t lazy_exit_set;         /* its thread-exit hook is registered */
     struct ioh_clock_anchor clock; /* TSC anchor, clock.h */
     struct ioh_last_event {        /* this thread's last event record written
                                       outside a signal handler: what the next

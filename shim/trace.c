@@ -20,6 +20,7 @@
 #define SEG_SIZE       IOH_SEG_SIZE          /* also the header area */
 #define FIRST_CHUNK    (SEG_SIZE * 5)        /* header + 4 segments */
 #define MAX_CHUNK      (16u * 1024 * 1024)
+#define TRIM_SLACK     (SEG_SIZE * 4)        /* kept past the last segment at a trim */
 
 struct ioh_trace_state ioh_trace;
 
@@ -93,6 +94,21 @@ static void grow_unlock(void)
     ioh_spin_unlock(&g.grow_owner);
 }
 
+/* The trace file, opened again (no descriptor is kept between uses), or
+ * -errno; -ESTALE if the path is now another file: never write elsewhere. */
+static long open_trace(void)
+{
+    long fd = ioh_raw_openat(AT_FDCWD, g.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (fd < 0)
+        return fd;
+    struct stat st;
+    if (ioh_raw2(SYS_fstat, fd, &st) < 0 || st.st_dev != g.dev || st.st_ino != g.ino) {
+        ioh_raw_close((int)fd);
+        return -ESTALE;
+    }
+    return fd;
+}
+
 /* Make [0, want) of the file allocated and mapped. Grow lock held. */
 static int grow_to(uint64_t want)
 {
@@ -109,16 +125,10 @@ static int grow_to(uint64_t want)
     if (target < want)
         return -ENOSPC;
 
-    long fd = ioh_raw_openat(AT_FDCWD, g.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+    long fd = open_trace();
     if (fd < 0)
         return (int)fd;
-    struct stat st;
-    int err = 0;
-    if (ioh_raw2(SYS_fstat, fd, &st) < 0 || st.st_dev != g.dev || st.st_ino != g.ino) {
-        err = -ESTALE;            /* the file was replaced: never write elsewhere */
-        goto out;
-    }
-    err = (int)ioh_raw4(SYS_fallocate, fd, 0, (long)have, (long)(target - have));
+    int err = (int)ioh_raw4(SYS_fallocate, fd, 0, (long)have, (long)(target - have));
     if (err == -EOPNOTSUPP) {
         /* No fallocate (some network filesystems): extend and write zeros, so
          * that every page we map is backed and a full disk shows up here. */
@@ -284,6 +294,36 @@ void ioh_trace_finish(void)
         return;
     h->end_mono_ns = ioh_clock_ns(CLOCK_MONOTONIC);
     __atomic_fetch_or(&h->flags, IOH_HDR_FINISHED, __ATOMIC_RELEASE);
+    ioh_trace_trim();
+}
+
+uint64_t ioh_trace_trim(void)
+{
+    struct ioh_trace_header *h = ioh_trace.hdr;
+    if (!h || g.need_new || !grow_lock())
+        return 0;
+    uint64_t old = g.reserved;
+    uint64_t keep = __atomic_load_n(&h->seg_end, __ATOMIC_ACQUIRE) + TRIM_SLACK;
+    uint64_t mapped = atomic_load(&g.mapped);
+    if (keep < mapped && keep < old) {
+        __atomic_store_n(&g.reserved, keep, __ATOMIC_RELAXED);
+        long fd = open_trace();
+        if (fd >= 0) {
+            ioh_raw4(SYS_fallocate, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (long)keep,
+                     (long)(mapped - keep));
+            ioh_raw_close((int)fd);
+        }
+    }
+    grow_unlock();
+    return old;
+}
+
+void ioh_trace_untrim(uint64_t bound)
+{
+    if (!bound || !grow_lock())
+        return;
+    __atomic_store_n(&g.reserved, bound, __ATOMIC_RELAXED);
+    grow_unlock();
 }
 
 /* ---- reserving space ---- */

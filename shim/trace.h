@@ -60,8 +60,18 @@ static inline int ioh_trace_enabled(void)
  * tracing off on failure. Called from ioh_init. */
 void ioh_trace_start(void);
 
-/* Destructor: mark the trace finished. Events after it still go in. */
+/* Destructor: mark the trace finished and trim it. Events after it still
+ * go in. */
 void ioh_trace_finish(void);
+
+/* Give the file's unused tail back to the filesystem (a hole punched past
+ * the last claimed segment and 4 more; the file size stays): a trace is
+ * allocated 320-640 KiB ahead of its records, which thousands of short
+ * processes made into gigabytes. At exit and before exec. Segments claimed
+ * past the 4 are dropped (counted) until ioh_trace_untrim gives back the
+ * bound it returns (exec failed). */
+uint64_t ioh_trace_trim(void);
+void ioh_trace_untrim(uint64_t bound);
 
 /* fork hooks: prepare/parent hold the growth lock around fork; the child
  * forgets the parent's file and opens its own on its first record. */

@@ -27,6 +27,16 @@
  *                                   reopen - never the offset of the
  *                                   description it looked up before the
  *                                   handler ran.
+ *   rebind twice DIR SECONDS        two threads read() one private
+ *                                   description of a to its end while a
+ *                                   third dup2's a closed number onto it
+ *                                   (EBADF: a rebind that changes
+ *                                   nothing): every word of a is read by
+ *                                   exactly one of them, once. (A first
+ *                                   fix sent a read whose number was being
+ *                                   rebound to the kernel while the other
+ *                                   thread went on lazily: both got the
+ *                                   same bytes; found by review.)
  *
  * Prints "OK reads=some" or fails.
  */
@@ -132,6 +142,65 @@ static void check_own(const unsigned char *buf, ssize_t n, int64_t next[2])
             "at %lld\n", is_c ? "c" : "a", (long long)off, is_c ? "c" : "a",
             (long long)next[is_c]);
     next[is_c] = off + n;
+}
+
+static double since(const struct timespec *t0);
+static int open_or_die(const char *path);
+
+/* twice mode: read() g_n to its end; mark each 64-byte chunk read. */
+static _Atomic unsigned char *g_seen;
+static void *twice_reader(void *arg)
+{
+    (void)arg;
+    unsigned char buf[64];
+    ssize_t n;
+    while ((n = read(g_n, buf, sizeof buf)) > 0) {
+        uint64_t w = word(buf);
+        check("read() shared by two threads", buf, (int64_t)w, n, TAG_A, TAG_A);
+        atomic_fetch_add(&g_seen[w / 64], 1);
+        atomic_fetch_add(&g_reads, 1);
+    }
+    if (n < 0 && atomic_fetch_add(&g_bad, 1) == 0)
+        out("read() shared by two threads failed: %s\n", strerror(errno));
+    return NULL;
+}
+
+static void *failing_dup2(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&g_stop))
+        dup2(999, g_n);           /* 999 is not open: EBADF, after the bracket */
+    return NULL;
+}
+
+static int twice(double seconds)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long rounds = 0;
+    while (rounds == 0 || since(&t0) < seconds) {
+        g_n = open_or_die(g_a);
+        g_seen = calloc(SIZE / 64, 1);
+        atomic_store(&g_stop, 0);
+        pthread_t t[3];
+        pthread_create(&t[2], NULL, failing_dup2, NULL);
+        pthread_create(&t[0], NULL, twice_reader, NULL);
+        pthread_create(&t[1], NULL, twice_reader, NULL);
+        pthread_join(t[0], NULL);
+        pthread_join(t[1], NULL);
+        atomic_store(&g_stop, 1);
+        pthread_join(t[2], NULL);
+        for (long i = 0; i < SIZE / 64; i++)
+            if (g_seen[i] != 1 && atomic_fetch_add(&g_bad, 1) == 0)
+                out("chunk at %ld read %d times\n", i * 64, g_seen[i]);
+        free((void *)g_seen);
+        close(g_n);
+        rounds++;
+    }
+    if (atomic_load(&g_bad))
+        die("%llu chunks read other than once", (unsigned long long)atomic_load(&g_bad));
+    out("OK reads=%s\n", atomic_load(&g_reads) > 0 ? "some" : "none");
+    return 0;
 }
 
 /* `count` sequential 64-byte preads of fd from a random word-aligned
@@ -294,7 +363,7 @@ static double since(const struct timespec *t0)
 int main(int argc, char **argv)
 {
     if (argc < 3)
-        die("usage: rebind --make DIR | rebind shared|reuse|own DIR SECONDS");
+        die("usage: rebind --make DIR | rebind shared|reuse|own|twice DIR SECONDS");
     snprintf(g_a, sizeof g_a, "%s/a", argv[2]);
     snprintf(g_b, sizeof g_b, "%s/b", argv[2]);
     snprintf(g_c, sizeof g_c, "%s/c", argv[2]);
@@ -305,7 +374,9 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc != 4)
-        die("usage: rebind shared|reuse|own DIR SECONDS");
+        die("usage: rebind shared|reuse|own|twice DIR SECONDS");
+    if (strcmp(argv[1], "twice") == 0)
+        return twice(atof(argv[3]));
     int shared = g_shared = strcmp(argv[1], "shared") == 0;
     int own = g_own = strcmp(argv[1], "own") == 0;
     if (!shared && !own && strcmp(argv[1], "reuse") != 0)

@@ -10,7 +10,7 @@ source "$(dirname "$0")/../lib.sh"
 prog=$POLPROGS/rebind
 "$prog" --make "$T"
 for policy in coalesce auto; do
-    for mode in shared reuse own; do
+    for mode in shared reuse own twice; do
         for trace in 0 1; do
             env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY="$policy")
             [[ $trace -eq 0 ]] || { mkdir -p "$T/trace"; env+=(IOHINT_TRACE_DIR="$T/trace"); }
