@@ -20,7 +20,7 @@
 #define SEG_SIZE       IOH_SEG_SIZE          /* also the header area */
 #define FIRST_CHUNK    (SEG_SIZE * 5)        /* header + 4 segments */
 #define MAX_CHUNK      (16u * 1024 * 1024)
-#define TRIM_SLACK     (SEG_SIZE * 4)        /* kept past the last segment at a trim */
+#define TRIM_SLACK     SEG_SIZE              /* kept past the last segment at a trim */
 
 struct ioh_trace_state ioh_trace;
 

@@ -65,11 +65,12 @@ void ioh_trace_start(void);
 void ioh_trace_finish(void);
 
 /* Give the file's unused tail back to the filesystem (a hole punched past
- * the last claimed segment and 4 more; the file size stays): a trace is
- * allocated 320-640 KiB ahead of its records, which thousands of short
- * processes made into gigabytes. At exit and before exec. Segments claimed
- * past the 4 are dropped (counted) until ioh_trace_untrim gives back the
- * bound it returns (exec failed). */
+ * the last claimed segment and one more, kept for a thread still
+ * recording; the file size stays): a trace is allocated 320-640 KiB ahead
+ * of its records, which thousands of short processes made into gigabytes
+ * (found by a tester). At exit and before exec. Segments claimed past the
+ * one are dropped (counted) until ioh_trace_untrim gives back the bound it
+ * returns (the exec failed). */
 uint64_t ioh_trace_trim(void);
 void ioh_trace_untrim(uint64_t bound);
 
