@@ -340,8 +340,9 @@ static inline __attribute__((always_inline)) void leave_run(struct ioh_cls_state
  * page table either way. Only the first page is looked up, one probe per
  * read: re-reading the middle of an earlier large read is missed, so the
  * re-read counts are a lower bound (docs/classes.md). */
-static inline __attribute__((always_inline)) bool hot_probe(struct ioh_cls_state *s, uint64_t o,
-                                                            uint64_t end, uint32_t span)
+static inline __attribute__((always_inline)) bool hot_look(struct ioh_cls_state *s, uint64_t o,
+                                                           uint64_t end, uint32_t span,
+                                                           bool only_fresh)
 {
     uint64_t page = o / IOH_CLS_PAGE;
     /* Fibonacci hashing: the top bits spread runs of consecutive pages over
@@ -361,6 +362,8 @@ static inline __attribute__((always_inline)) bool hot_probe(struct ioh_cls_state
         /* A read that starts where the page's earlier reads stopped continues
          * them (small sequential reads); only an overlap re-reads. */
         rr = lo < mhi && hi > mlo;
+        if (only_fresh && rr)
+            return true;
         mlo = lo < mlo ? lo : mlo;
         mhi = hi > mhi ? hi : mhi;
         span = span > old_span ? span : old_span;
@@ -383,6 +386,20 @@ static inline __attribute__((always_inline)) bool hot_probe(struct ioh_cls_state
         sl->span = span;
     }
     return rr;
+}
+
+static inline __attribute__((always_inline)) bool hot_probe(struct ioh_cls_state *s, uint64_t o,
+                                                            uint64_t end, uint32_t span)
+{
+    return hot_look(s, o, end, span, false);
+}
+
+/* hot_probe() of a read expected not to re-read: true, changing nothing,
+ * when it would; else what hot_probe() does, and false. */
+static inline __attribute__((always_inline)) bool hot_rereads(struct ioh_cls_state *s, uint64_t o,
+                                                              uint64_t end, uint32_t span)
+{
+    return hot_look(s, o, end, span, true);
 }
 
 /* ioh_cls_feed(), inlined into the phase detector's feed too. */
@@ -1279,8 +1296,48 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
     }
     /* Whether a read that re-reads, and one that does not, fit the phase. */
     unsigned misfit_rr = cls != IOH_CLS_REREAD, misfit_new = cls != IOH_CLS_SEQUENTIAL;
+    /* phases_after()'s evaluation, once a phase is open, with no change
+     * pending and no misfit among the last 16 reads: when this many reads
+     * were counted since the last (both tests: 4 * block may wrap). */
+    const uint64_t eval_every = block > 4u * block ? block : 4u * block;
 
     for (uint32_t i = 0; i < count; i++, off += len) {
+        /* The steady state of a long sequential run: the ring holds only
+         * reads like these (so counting one in and one out changes no
+         * count), the open phase is sequential, nothing is pending and
+         * every recent read fitted. Then a read that re-reads nothing only
+         * goes into the ring and the page table, until one re-reads or the
+         * state must be written back (below); that read, and the batch's
+         * last, take the general path. */
+        if (nring == IOH_CLS_RING && started && cls == IOH_CLS_SEQUENTIAL &&
+            cand == IOH_CLS_UNKNOWN && misfit == 0 && misfit16 == 0 &&
+            c_kinds == ck0 * IOH_CLS_RING && c_seqv == cs0 * IOH_CLS_RING &&
+            c_small == small0 * IOH_CLS_RING) {
+            /* Reads before the one that is the batch's last, or completes
+             * a checkpoint's or an evaluation's count. */
+            const uint64_t since = reads - last_eval;
+            const uint64_t to_ck = IOH_CLS_CK_EVERY - reads % IOH_CLS_CK_EVERY;
+            const uint64_t to_eval = since + 1 < eval_every ? eval_every - 1 - since : 0;
+            uint64_t room = count - 1 - i;
+            room = to_ck - 1 < room ? to_ck - 1 : room;
+            room = to_eval < room ? to_eval : room;
+            for (uint64_t k = 0; k < room; k++, i++, off += len) {
+                const uint64_t o = off, end = o + len;
+                if (hot_rereads(s, o, end, r32))
+                    break;
+                /* r_info[pos] is info0 already. */
+                s->r_off[pos] = o;
+                s->r_t[pos] = t[i];
+                s->r_ret[pos] = r32;
+                s->r_len[pos] = r32;
+                ps->ev[pos] = events++;
+                pos = (pos + 1u) & RING_MASK;
+                steps++;
+                reads++;
+                bytes += len;
+                max_end = end > max_end ? end : max_end;
+            }
+        }
         const uint64_t o = off, end = o + len;
         const uint64_t idx = events++;
         const bool full = nring == IOH_CLS_RING;   /* this read pushes the oldest out */
