@@ -24,7 +24,7 @@
 #define VOTE_EVERY 64u
 #define POINTS_INITIAL 256u
 /* Repeats fed to the file's classifier together, at most. */
-#define CLS_BATCH 32u
+#define CLS_BATCH 64u
 /* Runs kept back before their replay (see ioh__file_state.lag). */
 #define RUN_LAG 2u
 

@@ -931,7 +931,7 @@ static void test_phases_bursts(void **state)
 /* ioh_cls_phases_feed_next() leaves the detector as feeding the same reads
  * one by one does, after every batch: the ring, its counts, the read that
  * left it last, the phase state; and the phases reported are the same.
- * Runs of equal consecutive reads of several sizes (batches of up to 32, as
+ * Runs of equal consecutive reads of several sizes (batches of up to 64, as
  * the analysis feeds its repeats), broken by jumps, re-reads and reverse
  * steps, long enough for the ring to wrap, checkpoints and evaluations. */
 static void same_phase_state(const struct ioh_cls_phases *a, const struct ioh_cls_phases *b)
@@ -1023,13 +1023,13 @@ static void test_phases_feed_next_same(void **state)
     assert_non_null(b);
     ioh_cls_phases_init(a, NULL, on_many, one);
     ioh_cls_phases_init(b, NULL, on_many, batched);
-    uint64_t t[32];
+    uint64_t t[64];
     for (size_t i = 0; i < st->n;) {
         /* The longest batch of reads that each continue the one before,
          * equal in size and returned in full (what feed_next takes). */
         const struct ioh_cls_event *e = &st->ev[i];
         size_t k = 1;
-        while (k < 32 && i + k < st->n && st->ev[i + k].len == e->len &&
+        while (k < 64 && i + k < st->n && st->ev[i + k].len == e->len &&
                st->ev[i + k].ret == e->ret && (uint64_t)e->ret == e->len &&
                st->ev[i + k].off == st->ev[i + k - 1].off + e->ret)
             k++;
