@@ -40,7 +40,18 @@ struct topk {
      * have it are the least counted now; none left: scan again. */
     uint64_t least;
     uint32_t least_set;
+    /* Byte i: topk_tag() of val[i] (i < n), so that a value is looked for
+     * among all eight with a few word operations; only entries whose tag
+     * matches are compared. */
+    uint64_t tags;
 };
+
+/* A byte of v, mixed from all its bits (strides and sizes often share
+ * their low bits). */
+static inline uint64_t topk_tag(int64_t v)
+{
+    return ((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 56;
+}
 
 struct wsample {
     uint64_t window;
@@ -682,23 +693,28 @@ static void on_phase(const struct ioh_cls_phase *ph, void *arg)
 static __attribute__((noinline)) void topk_add_slow(struct topk *t, int64_t v)
 {
     const uint32_t n = t->n;
-    /* Where v is, if it is (values are distinct): all compared at once. */
-    unsigned hit = 0;
-#pragma GCC unroll 8
-    for (uint32_t i = 0; i < IOH_AN_TOPK; i++)
-        hit |= (unsigned)(t->val[i] == v) << i;
-    hit &= (1u << n) - 1u;
-    if (hit) {
-        const uint32_t i = (uint32_t)__builtin_ctz(hit);
-        t->cnt[i]++;
-        t->last = i;
-        return;
+    _Static_assert(IOH_AN_TOPK == 8, "one tag byte per entry");
+    /* Where v is, if it is (values are distinct): the entries whose tag byte
+     * equals v's (a zero byte of the XOR; the borrow can only mark bytes
+     * above a true match, so every candidate is compared). */
+    const uint64_t tag = topk_tag(v);
+    const uint64_t x = t->tags ^ tag * 0x0101010101010101ull;
+    uint64_t cand = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+    cand &= n < IOH_AN_TOPK ? (1ull << (8 * n)) - 1 : ~0ull;
+    for (; cand; cand &= cand - 1) {
+        const uint32_t i = (uint32_t)__builtin_ctzll(cand) / 8;
+        if (t->val[i] == v) {
+            t->cnt[i]++;
+            t->last = i;
+            return;
+        }
     }
     if (n < IOH_AN_TOPK) {
         t->val[n] = v;
         t->cnt[n] = 1;
         t->last = n;
         t->n = n + 1;
+        t->tags |= tag << (8 * n);
         return;
     }
     /* Space-saving: the newcomer inherits the evicted count (an upper bound);
@@ -721,6 +737,7 @@ static __attribute__((noinline)) void topk_add_slow(struct topk *t, int64_t v)
     t->cnt[min]++;
     t->last = min;
     t->least_set = m & (m - 1);
+    t->tags = (t->tags & ~(0xffull << (8 * min))) | tag << (8 * min);
 }
 
 static inline void topk_add(struct topk *t, int64_t v)
