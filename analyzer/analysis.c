@@ -183,11 +183,13 @@ struct ioh__analysis_state {
     uint64_t site_epoch;            /* counts trace site ids given a site */
 
     /* The last read's process, trace file id and where they lead, so that
-     * the next read of the same descriptor skips the lookups (on_event()).
-     * Cleared whenever those may move or change: a path record, a process,
-     * a close, finish. */
-    bool hot;
-    uint32_t hot_proc, hot_file;
+     * the next read of the same descriptor skips the lookups (on_event()):
+     * hot_key is hot_key_of() of them, HOT_NONE when none. Cleared
+     * whenever those may move or change: a path record, a process, a
+     * close, finish. hot_opflags: the op and flags (hot_opflags_of()) of
+     * a read that may take the hot path, the last one's. */
+    uint64_t hot_key;
+    uint32_t hot_opflags;
     struct ioh_an_process *hot_p;
     struct ioh__proc_state *hot_ps;
     struct ioh_an_stream *hot_s;
@@ -195,6 +197,25 @@ struct ioh__analysis_state {
 };
 
 /* ---- small helpers ------------------------------------------------------ */
+
+/* No hot descriptor: no key has all its low bits set (processes are
+ * indices, far below 2^32 - 1). */
+#define HOT_NONE UINT64_MAX
+
+static inline uint64_t hot_key_of(uint32_t proc, uint32_t file)
+{
+    return (uint64_t)file << 32 | proc;
+}
+
+/* An event's op and flags as one word. */
+static inline uint32_t hot_opflags_of(const struct ioh_event *e)
+{
+    _Static_assert(offsetof(struct ioh_event, flags) == offsetof(struct ioh_event, op) + 2,
+                   "op, then flags");
+    uint32_t v;
+    memcpy(&v, &e->op, sizeof v);
+    return v;
+}
 
 static uint64_t mix64(uint64_t x)
 {
@@ -503,13 +524,17 @@ struct ioh_analysis *ioh_analysis_new(const struct ioh_an_params *p)
         ioh_analysis_free(an);
         return NULL;
     }
+    an->state->hot_key = HOT_NONE;
+    /* A plain read(), which hot_op() takes, until a read sets it. */
+    struct ioh_event plain = {.op = IOH_OP_READ};
+    an->state->hot_opflags = hot_opflags_of(&plain);
     return an;
 }
 
 int ioh_analysis_process(struct ioh_analysis *an, const struct ioh_reader *r)
 {
     struct ioh__analysis_state *st = an->state;
-    st->hot = false;
+    st->hot_key = HOT_NONE;
     uint32_t cap = st->cap_procs;
     if (grow((void **)&an->processes, &cap, an->nprocesses + 1, sizeof *an->processes) < 0)
         return -ENOMEM;
@@ -576,7 +601,7 @@ static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_sta
                     const struct ioh_rec_path *p)
 {
     struct ioh__analysis_state *st = an->state;
-    st->hot = false;
+    st->hot_key = HOT_NONE;
     if (p->file == 0 || p->file > (1u << 24))
         return;
     if (p->file >= ps->nstream_of) {
@@ -1502,7 +1527,7 @@ static void other_read(struct ioh_an_stream *s, struct ioh_an_file *f, const str
 
 static void stream_close(struct ioh_analysis *an, struct ioh_an_stream *s, uint64_t t)
 {
-    an->state->hot = false;
+    an->state->hot_key = HOT_NONE;
     struct ioh__stream_state *ss = s->state;
     s->close_t = t;
     struct ioh_an_file *f = &an->files[s->file];
@@ -1567,6 +1592,15 @@ static const uint64_t g_data_ops = 0 IOH_TRACE_OPS(IOH_OP_DATA_BIT);
 #undef IOH_OP_DATA_BIT
 _Static_assert(IOH_OP_COUNT <= 64, "one bit per op");
 
+/* Whether e's op and flags let a read take the hot path: a data op, not
+ * served by a policy, with an offset. The last such (st->hot_opflags) is
+ * looked at first. */
+static inline bool hot_op(const struct ioh_event *e)
+{
+    return e->op < IOH_OP_COUNT && (g_data_ops >> e->op & 1) &&
+           !(e->flags & (IOH_EV_SERVED | IOH_EV_NOOFF));
+}
+
 static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_state *ps,
                      const struct ioh_event *e)
 {
@@ -1602,9 +1636,10 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
             if (!f->state && !file_state(an, f))
                 return;
             struct ioh__analysis_state *st = an->state;
-            st->hot = s->fd >= 0;       /* else the next read may give it one */
-            st->hot_proc = proc;
-            st->hot_file = e->file;
+            /* Not without a descriptor: the next read may give it one. */
+            st->hot_key = s->fd >= 0 ? hot_key_of(proc, e->file) : HOT_NONE;
+            if (hot_op(e))
+                st->hot_opflags = hot_opflags_of(e);
             st->hot_p = p;
             st->hot_ps = ps;
             st->hot_s = s;
@@ -1670,9 +1705,8 @@ void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_
      * often a repeat of the last read of its file. */
     const struct ioh_event *e = rec->ev;
     struct ioh__analysis_state *st = an->state;
-    if (__builtin_expect(e && st->hot && proc == st->hot_proc && e->file == st->hot_file &&
-                         e->op < IOH_OP_COUNT && (g_data_ops >> e->op & 1) &&
-                         !(e->flags & (IOH_EV_SERVED | IOH_EV_NOOFF)) && e->ret > 0 &&
+    if (__builtin_expect(e && hot_key_of(proc, e->file) == st->hot_key &&
+                         (hot_opflags_of(e) == st->hot_opflags || hot_op(e)) && e->ret > 0 &&
                          e->off >= 0, 1)) {
         struct ioh_an_process *p = st->hot_p;
         struct ioh__proc_state *ps = st->hot_ps;
@@ -1936,7 +1970,7 @@ int ioh_analysis_finish(struct ioh_analysis *an)
 {
     if (an->finished)
         return 0;
-    an->state->hot = false;
+    an->state->hot_key = HOT_NONE;
     for (uint32_t i = 0; i < an->nfiles; i++)
         if (an->files[i].state && an->files[i].state->pend_n)
             rep_flush(an, &an->files[i], an->files[i].state);
