@@ -698,7 +698,9 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
     int64_t d_cand = 0;
     uint32_t nstride = 0;
     if (kinds[K_FWD] + kinds[K_BACK] > 0) {
-        uint32_t d_votes = 0;
+        /* The jumps, kept for the count once the vote is done. */
+        int64_t jumps[IOH_CLS_RING];
+        uint32_t njumps = 0, d_votes = 0;
         uint64_t prev = s->r_off[i0];
         for (uint32_t k = 1; k < n; k++) {
             uint32_t i = ring_at(s, k);
@@ -706,6 +708,7 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
             uint64_t o = s->r_off[i];
             if (kind == K_FWD || kind == K_BACK) {
                 int64_t d = (int64_t)(o - prev);
+                jumps[njumps++] = d;
                 if (d_votes == 0)
                     d_cand = d, d_votes = 1;
                 else if (d == d_cand)
@@ -715,15 +718,8 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
             }
             prev = o;
         }
-        prev = s->r_off[i0];
-        for (uint32_t k = 1; k < n; k++) {
-            uint32_t i = ring_at(s, k);
-            unsigned kind = s->r_info[i] & I_KIND;
-            uint64_t o = s->r_off[i];
-            if (kind == K_FWD || kind == K_BACK)
-                nstride += (int64_t)(o - prev) == d_cand;
-            prev = o;
-        }
+        for (uint32_t j = 0; j < njumps; j++)
+            nstride += jumps[j] == d_cand;
     }
     uint32_t len_cand = 0, len_count = 0, max_ret = 0;
     uint64_t lo = UINT64_MAX, hi = 0, len_sum = 0, wbytes = 0;
