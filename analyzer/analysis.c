@@ -133,11 +133,13 @@ struct ioh__file_state {
     uint64_t step_first, step_last; /* ... the first's and the last's offset */
     int64_t last_stride;            /* the stride of the last read that had one */
 
-    /* Repeats not fed to the classifier yet: ncls reads of cls_len bytes
-     * from cls_off, started at cls_t[]; fed (in one call) before anything
-     * else reaches the classifier (cls_flush()). */
+    /* Repeats or strided repeats not fed to the classifier yet: ncls reads
+     * of cls_len bytes, the first at cls_off, each cls_stride bytes after
+     * the one before (cls_len for repeats), started at cls_t[]; fed (in one
+     * call) before anything else reaches the classifier (cls_flush()). */
     uint32_t ncls;
     uint64_t cls_off, cls_len;
+    int64_t cls_stride;
     uint64_t cls_t[CLS_BATCH];
 };
 
@@ -590,7 +592,11 @@ nomem:
 static inline void cls_flush(struct ioh__file_state *fs)
 {
     if (fs->ncls) {
-        ioh_cls_phases_feed_next(&fs->ph, fs->cls_off, fs->cls_len, fs->cls_t, fs->ncls);
+        if (fs->cls_stride == (int64_t)fs->cls_len)
+            ioh_cls_phases_feed_next(&fs->ph, fs->cls_off, fs->cls_len, fs->cls_t, fs->ncls);
+        else
+            ioh_cls_phases_feed_step(&fs->ph, fs->cls_off, fs->cls_len, fs->cls_stride,
+                                     fs->cls_t, fs->ncls);
         fs->ncls = 0;
     }
 }
@@ -1201,6 +1207,7 @@ static inline __attribute__((always_inline)) void repeat_read(struct ioh_analysi
     if (!fs->ncls) {
         fs->cls_off = (uint64_t)e->off;
         fs->cls_len = ret;
+        fs->cls_stride = (int64_t)ret;
     }
     fs->cls_t[fs->ncls++] = t;
     if (fs->ncls == CLS_BATCH)
@@ -1269,8 +1276,15 @@ static inline __attribute__((always_inline)) void step_read(struct ioh_analysis 
     if (t_end > fs->pend_end_t)
         fs->pend_end_t = t_end;
     throughput_add(f, t, ret);
-    struct ioh_cls_event ce = {t, e->off, e->len, e->ret};
-    ioh_cls_phases_feed(&fs->ph, &ce);
+    /* The classifier gets it with the next strided repeats (ret == len). */
+    if (!fs->ncls) {
+        fs->cls_off = off;
+        fs->cls_len = ret;
+        fs->cls_stride = fs->step_stride;
+    }
+    fs->cls_t[fs->ncls++] = t;
+    if (fs->ncls == CLS_BATCH)
+        cls_flush(fs);
     const uint64_t idx = fs->fed++;
     if (__builtin_expect(freads == fs->next_window, 0)) {
         window_sample(fs);

@@ -1444,6 +1444,98 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
     }
 }
 
+void ioh_cls_phases_feed_step(struct ioh_cls_phases *ps, uint64_t off, uint64_t len,
+                              int64_t stride, const uint64_t *t, uint32_t count)
+{
+    struct ioh_cls_state *s = &ps->cls;
+    const uint64_t gap = s->p.seq_gap;
+    const uint32_t r32 = cap32(len);
+    const uint32_t small0 = r32 < s->p.small_request;
+    const uint32_t block = s->p.phase_block;
+    const uint64_t eval_every = block > 4u * block ? block : 4u * block;
+    for (uint32_t i = 0; i < count;) {
+        /* The steady state of a forward strided scan: the ring holds only
+         * forward jumps (so counting one in and one out changes no count),
+         * the open phase is strided by this stride, nothing is pending,
+         * every recent read fitted, and no stream head can be continued
+         * by the next read (each lies before it and ends at least seq_gap
+         * before it; the head the last read made continued nothing). Then
+         * each read is a forward jump that makes a new head of the least
+         * recently used one, goes into the ring and the page table, and
+         * fits the phase; until one re-reads, or a checkpoint or an
+         * evaluation is due, which the general feed takes. */
+        const uint64_t o0 = off + (uint64_t)stride * i;
+        bool steady = stride > 0 && (uint64_t)stride >= len + gap && s->reads != 0 &&
+                      s->n == IOH_CLS_RING && o0 == s->prev_off + (uint64_t)stride &&
+                      o0 >= s->prev_end + gap && ps->started &&
+                      ps->cur.cls == IOH_CLS_STRIDED && ps->cur.detail.stride == stride &&
+                      ps->cand == IOH_CLS_UNKNOWN && ps->misfit == 0 &&
+                      ps->misfit_seen == 0 && ps->misfit16 == 0 &&
+                      s->c_kinds == pack_kinds(K_FWD) * IOH_CLS_RING && s->c_seqv == 0 &&
+                      s->c_small == small0 * IOH_CLS_RING && s->head_steps[s->prev_head] == 0;
+        for (unsigned h = 0; steady && h < IOH_CLS_HEADS; h++)
+            steady = s->head_off[h] == HEAD_NONE ||
+                     (s->head_off[h] < o0 && s->head_end[h] + gap <= o0);
+        if (steady) {
+            const uint64_t since = s->reads - ps->last_eval_reads;
+            const uint64_t to_ck = IOH_CLS_CK_EVERY - s->reads % IOH_CLS_CK_EVERY;
+            const uint64_t to_eval = since + 1 < eval_every ? eval_every - 1 - since : 0;
+            uint64_t room = count - i;
+            room = to_ck - 1 < room ? to_ck - 1 : room;
+            room = to_eval < room ? to_eval : room;
+            uint32_t pos = s->pos;
+            uint64_t reads = s->reads, bytes = s->bytes, max_end = s->max_end;
+            uint64_t events = ps->events;
+            for (uint64_t k = 0; k < room; k++, i++) {
+                const uint64_t o = off + (uint64_t)stride * i, end = o + len;
+                if (hot_rereads(s, o, end, r32))
+                    break;
+                /* feed(): no head continues, a forward jump; the least
+                 * recently used head (the first of the least used). */
+                unsigned h = 0;
+                uint64_t used = s->head_used[0];
+                for (unsigned j = 1; j < IOH_CLS_HEADS; j++) {
+                    bool older = s->head_used[j] < used;
+                    used = older ? s->head_used[j] : used;
+                    h = older ? j : h;
+                }
+                s->head_start[h] = o;
+                s->head_steps[h] = 0;
+                s->head_off[h] = o;
+                s->head_end[h] = end;
+                s->head_used[h] = reads + 1;
+                s->prev_head = h;
+                /* The read leaving the ring, and the one coming in. */
+                ps->gone_ev = ps->ev[pos];
+                ps->gone_t = s->r_t[pos];
+                s->gone_off = s->r_off[pos];
+                s->r_off[pos] = o;
+                s->r_t[pos] = t[i];
+                s->r_ret[pos] = r32;
+                s->r_len[pos] = r32;
+                s->r_info[pos] = (uint8_t)(K_FWD | h << I_HEAD_SHIFT);
+                ps->ev[pos] = events++;
+                pos = (pos + 1u) & RING_MASK;
+                reads++;
+                bytes += len;
+                max_end = end > max_end ? end : max_end;
+                s->prev_off = o;
+                s->prev_end = end;
+            }
+            s->pos = pos;
+            s->reads = reads;
+            s->bytes = bytes;
+            s->max_end = max_end;
+            ps->events = events;
+            if (i == count)
+                break;
+        }
+        struct ioh_cls_event e = {t[i], (int64_t)(off + (uint64_t)stride * i), len, (int64_t)len};
+        ioh_cls_phases_feed(ps, &e);
+        i++;
+    }
+}
+
 void ioh_cls_phases_finish(struct ioh_cls_phases *ps)
 {
     const struct ioh_cls_state *s = &ps->cls;
