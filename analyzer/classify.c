@@ -1444,6 +1444,30 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
     }
 }
 
+/* feed()'s stream heads for a read [o, end) that does not continue the
+ * previous read's stream forward: the heads it continues forward (fm) and
+ * backward (rm), one bit each. */
+static inline __attribute__((always_inline)) void heads_match(const struct ioh_cls_state *s,
+                                                               uint64_t o, uint64_t end,
+                                                               unsigned *fm, unsigned *rm)
+{
+    const uint64_t gap = s->p.seq_gap, rspan = end + gap - o - 1;
+    unsigned f = 0, r = 0;
+#pragma GCC unroll 4
+    for (unsigned i = 0; i < IOH_CLS_HEADS; i++) {
+        uint64_t ho = s->head_off[i], he = s->head_end[i];
+        if (o - ho - 1 < he + gap - ho - 1) {
+            if (end > he)
+                f |= 1u << i;
+        } else if (ho - o - 1 < rspan) {
+            if (end < he)
+                r |= 1u << i;
+        }
+    }
+    *fm = f;
+    *rm = r;
+}
+
 void ioh_cls_phases_feed_step(struct ioh_cls_phases *ps, uint64_t off, uint64_t len,
                               int64_t stride, const uint64_t *t, uint32_t count)
 {
@@ -1453,29 +1477,41 @@ void ioh_cls_phases_feed_step(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
     const uint32_t small0 = r32 < s->p.small_request;
     const uint32_t block = s->p.phase_block;
     const uint64_t eval_every = block > 4u * block ? block : 4u * block;
+    /* The two scans with a steady state: forward with a stride past the
+     * read and the sequential gap, each read a forward jump; and backward
+     * by the read's own size, each read continuing the last one's stream
+     * backward. */
+    const bool forward = stride > 0 && (uint64_t)stride >= len + gap;
+    const bool reverse = len > 0 && stride == -(int64_t)len;
+    const enum ioh_cls_class scan = forward ? IOH_CLS_STRIDED : IOH_CLS_REVERSE;
+    const unsigned kind = forward ? K_FWD : K_REV;
     for (uint32_t i = 0; i < count;) {
-        /* The steady state of a forward strided scan: the ring holds only
-         * forward jumps (so counting one in and one out changes no count),
-         * the open phase is strided by this stride, nothing is pending,
-         * every recent read fitted, and no stream head can be continued
-         * by the next read (each lies before it and ends at least seq_gap
-         * before it; the head the last read made continued nothing). Then
-         * each read is a forward jump that makes a new head of the least
-         * recently used one, goes into the ring and the page table, and
-         * fits the phase; until one re-reads, or a checkpoint or an
-         * evaluation is due, which the general feed takes. */
+        /* The steady state of such a scan: the ring holds only its reads'
+         * kind of step (so counting one in and one out changes no count),
+         * the open phase is of its class (strided by this stride), nothing
+         * is pending and every recent read fitted. Then a read that
+         * re-reads nothing only moves its stream head, goes into the ring
+         * and the page table, and fits the phase; until one re-reads, or
+         * continues another head than feed() would, or a checkpoint or an
+         * evaluation is due: those the general feed takes. A forward scan
+         * makes a new head of the least recently used one for each read:
+         * no head can be continued when each lies before the read and ends
+         * at least seq_gap before it, and the head the last read made
+         * continued nothing (so leaving it marks nothing). */
         const uint64_t o0 = off + (uint64_t)stride * i;
-        bool steady = stride > 0 && (uint64_t)stride >= len + gap && s->reads != 0 &&
-                      s->n == IOH_CLS_RING && o0 == s->prev_off + (uint64_t)stride &&
-                      o0 >= s->prev_end + gap && ps->started &&
-                      ps->cur.cls == IOH_CLS_STRIDED && ps->cur.detail.stride == stride &&
+        bool steady = (forward || reverse) && s->reads != 0 && s->n == IOH_CLS_RING &&
+                      o0 == s->prev_off + (uint64_t)stride && ps->started &&
+                      ps->cur.cls == scan && (!forward || ps->cur.detail.stride == stride) &&
                       ps->cand == IOH_CLS_UNKNOWN && ps->misfit == 0 &&
                       ps->misfit_seen == 0 && ps->misfit16 == 0 &&
-                      s->c_kinds == pack_kinds(K_FWD) * IOH_CLS_RING && s->c_seqv == 0 &&
-                      s->c_small == small0 * IOH_CLS_RING && s->head_steps[s->prev_head] == 0;
-        for (unsigned h = 0; steady && h < IOH_CLS_HEADS; h++)
-            steady = s->head_off[h] == HEAD_NONE ||
-                     (s->head_off[h] < o0 && s->head_end[h] + gap <= o0);
+                      s->c_kinds == pack_kinds(kind) * IOH_CLS_RING && s->c_seqv == 0 &&
+                      s->c_small == small0 * IOH_CLS_RING;
+        if (steady && forward) {
+            steady = o0 >= s->prev_end + gap && s->head_steps[s->prev_head] == 0;
+            for (unsigned h = 0; steady && h < IOH_CLS_HEADS; h++)
+                steady = s->head_off[h] == HEAD_NONE ||
+                         (s->head_off[h] < o0 && s->head_end[h] + gap <= o0);
+        }
         if (steady) {
             const uint64_t since = s->reads - ps->last_eval_reads;
             const uint64_t to_ck = IOH_CLS_CK_EVERY - s->reads % IOH_CLS_CK_EVERY;
@@ -1488,19 +1524,30 @@ void ioh_cls_phases_feed_step(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
             uint64_t events = ps->events;
             for (uint64_t k = 0; k < room; k++, i++) {
                 const uint64_t o = off + (uint64_t)stride * i, end = o + len;
+                unsigned h = s->prev_head;
+                if (reverse) {
+                    /* feed() continues the lowest head it can backward:
+                     * it must be the last read's. */
+                    unsigned fm, rm;
+                    heads_match(s, o, end, &fm, &rm);
+                    if (fm || !rm || lowest_bit(rm) != h)
+                        break;
+                }
                 if (hot_rereads(s, o, end, r32))
                     break;
-                /* feed(): no head continues, a forward jump; the least
-                 * recently used head (the first of the least used). */
-                unsigned h = 0;
-                uint64_t used = s->head_used[0];
-                for (unsigned j = 1; j < IOH_CLS_HEADS; j++) {
-                    bool older = s->head_used[j] < used;
-                    used = older ? s->head_used[j] : used;
-                    h = older ? j : h;
+                if (forward) {
+                    /* The least recently used head (the first of the
+                     * least used) becomes this read's. */
+                    uint64_t used = s->head_used[0];
+                    h = 0;
+                    for (unsigned j = 1; j < IOH_CLS_HEADS; j++) {
+                        bool older = s->head_used[j] < used;
+                        used = older ? s->head_used[j] : used;
+                        h = older ? j : h;
+                    }
+                    s->head_start[h] = o;
+                    s->head_steps[h] = 0;
                 }
-                s->head_start[h] = o;
-                s->head_steps[h] = 0;
                 s->head_off[h] = o;
                 s->head_end[h] = end;
                 s->head_used[h] = reads + 1;
@@ -1513,7 +1560,7 @@ void ioh_cls_phases_feed_step(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
                 s->r_t[pos] = t[i];
                 s->r_ret[pos] = r32;
                 s->r_len[pos] = r32;
-                s->r_info[pos] = (uint8_t)(K_FWD | h << I_HEAD_SHIFT);
+                s->r_info[pos] = (uint8_t)(kind | h << I_HEAD_SHIFT);
                 ps->ev[pos] = events++;
                 pos = (pos + 1u) & RING_MASK;
                 reads++;

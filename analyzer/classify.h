@@ -295,7 +295,7 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
  * full), the first at off, each starting `stride` bytes after the one
  * before it: event i is {t[i], off + i * stride, len, len}. The same result,
  * faster in the steady state of a forward strided scan (a stride of at
- * least len + params.seq_gap). */
+ * least len + params.seq_gap) or of a reverse scan (stride -len). */
 void ioh_cls_phases_feed_step(struct ioh_cls_phases *ps, uint64_t off, uint64_t len,
                               int64_t stride, const uint64_t *t, uint32_t count);
 /* Report the open phase (if any read was fed). Feeding after finish is undefined. */
