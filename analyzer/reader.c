@@ -269,9 +269,8 @@ static inline const struct ioh_rec *load_event(struct cursor *c, const struct io
     return (const struct ioh_rec *)e;
 }
 
-/* The next buffer of the ring, holding the context of the event before the
- * head (c->prev: tid, fd, file, site, aux), for a compact or continuation
- * event to be expanded into. */
+/* x[i] takes the context of c->prev; once per context and slot, so out of
+ * line. */
 static __attribute__((noinline)) void expand_context(struct cursor *c, uint32_t i)
 {
     c->x[i] = *c->prev;
@@ -280,6 +279,9 @@ static __attribute__((noinline)) void expand_context(struct cursor *c, uint32_t 
     c->x_ctx |= 1u << i;
 }
 
+/* The next buffer of the ring, holding the context of the event before the
+ * head (c->prev: tid, fd, file, site, aux), for a compact or continuation
+ * event to be expanded into. */
 static inline struct ioh_event *expand_slot(struct cursor *c)
 {
     uint32_t i = c->xi++ & 3;
@@ -748,15 +750,17 @@ int ioh_reader_next(struct ioh_reader *r, struct ioh_record *rec)
         if (__builtin_expect(pos == 0 || pos + sizeof(struct ioh_event_short) > c->end, 0))
             return next_event(r, rec);
         const struct ioh_rec *n = (const struct ioh_rec *)(c->data + pos);
+        const struct ioh_event *p = (const struct ioh_event *)h;
         if (n->type == IOH_REC_EVENT_NEXT) {
             if (__builtin_expect(n->size8 != sizeof(struct ioh_event_next) / 8 || !c->cont, 0))
                 return next_event(r, rec);
-            c->head = load_next(c, (const struct ioh_event *)h, (const struct ioh_event_next *)n);
+            c->head = load_next(c, p, (const struct ioh_event_next *)n);
             c->head_size = sizeof(struct ioh_event_next);
         } else if (n->type == IOH_REC_EVENT_SHORT) {
-            if (__builtin_expect(n->size8 != sizeof(struct ioh_event_short) / 8 || !c->compact, 0))
+            if (__builtin_expect(n->size8 != sizeof(struct ioh_event_short) / 8 ||
+                                 !c->compact, 0))
                 return next_event(r, rec);
-            c->head = load_short(c, (const struct ioh_event *)h, (const struct ioh_event_short *)n);
+            c->head = load_short(c, p, (const struct ioh_event_short *)n);
             c->head_size = sizeof(struct ioh_event_short);
         } else {
             return next_event(r, rec);
