@@ -337,9 +337,10 @@ static inline __attribute__((always_inline)) void leave_run(struct ioh_cls_state
 }
 
 /* Does [o, end) overlap bytes read recently in its first page? Updates the
- * page table either way. Only the first page is looked up, one probe per
- * read: re-reading the middle of an earlier large read is missed, so the
- * re-read counts are a lower bound (docs/classes.md). */
+ * page table either way, unless only_fresh (then a read that overlaps
+ * returns at once, changing nothing). Only the first page is looked up, one
+ * probe per read: re-reading the middle of an earlier large read is missed,
+ * so the re-read counts are a lower bound (docs/classes.md). */
 static inline __attribute__((always_inline)) bool hot_look(struct ioh_cls_state *s, uint64_t o,
                                                            uint64_t end, uint32_t span,
                                                            bool only_fresh)
