@@ -24,7 +24,7 @@
 #define VOTE_EVERY 64u
 #define POINTS_INITIAL 256u
 /* Repeats fed to the file's classifier together, at most. */
-#define CLS_BATCH 32u
+#define CLS_BATCH 64u
 /* Runs kept back before their replay (see ioh__file_state.lag). */
 #define RUN_LAG 2u
 
@@ -40,7 +40,18 @@ struct topk {
      * have it are the least counted now; none left: scan again. */
     uint64_t least;
     uint32_t least_set;
+    /* Byte i: topk_tag() of val[i] (i < n), so that a value is looked for
+     * among all eight with a few word operations; only entries whose tag
+     * matches are compared. */
+    uint64_t tags;
 };
+
+/* A byte of v, mixed from all its bits (strides and sizes often share
+ * their low bits). */
+static inline uint64_t topk_tag(int64_t v)
+{
+    return ((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 56;
+}
 
 struct wsample {
     uint64_t window;
@@ -122,11 +133,13 @@ struct ioh__file_state {
     uint64_t step_first, step_last; /* ... the first's and the last's offset */
     int64_t last_stride;            /* the stride of the last read that had one */
 
-    /* Repeats not fed to the classifier yet: ncls reads of cls_len bytes
-     * from cls_off, started at cls_t[]; fed (in one call) before anything
-     * else reaches the classifier (cls_flush()). */
+    /* Repeats or strided repeats not fed to the classifier yet: ncls reads
+     * of cls_len bytes, the first at cls_off, each cls_stride bytes after
+     * the one before (cls_len for repeats), started at cls_t[]; fed (in one
+     * call) before anything else reaches the classifier (cls_flush()). */
     uint32_t ncls;
     uint64_t cls_off, cls_len;
+    int64_t cls_stride;
     uint64_t cls_t[CLS_BATCH];
 };
 
@@ -172,11 +185,13 @@ struct ioh__analysis_state {
     uint64_t site_epoch;            /* counts trace site ids given a site */
 
     /* The last read's process, trace file id and where they lead, so that
-     * the next read of the same descriptor skips the lookups (on_event()).
-     * Cleared whenever those may move or change: a path record, a process,
-     * a close, finish. */
-    bool hot;
-    uint32_t hot_proc, hot_file;
+     * the next read of the same descriptor skips the lookups (on_event()):
+     * hot_key is hot_key_of() of them, HOT_NONE when none. Cleared
+     * whenever those may move or change: a path record, a process, a
+     * close, finish. hot_opflags: the op and flags (hot_opflags_of()) of
+     * a read that may take the hot path, the last one's. */
+    uint64_t hot_key;
+    uint32_t hot_opflags;
     struct ioh_an_process *hot_p;
     struct ioh__proc_state *hot_ps;
     struct ioh_an_stream *hot_s;
@@ -184,6 +199,25 @@ struct ioh__analysis_state {
 };
 
 /* ---- small helpers ------------------------------------------------------ */
+
+/* No hot descriptor: no key has all its low bits set (processes are
+ * indices, far below 2^32 - 1). */
+#define HOT_NONE UINT64_MAX
+
+static inline uint64_t hot_key_of(uint32_t proc, uint32_t file)
+{
+    return (uint64_t)file << 32 | proc;
+}
+
+/* An event's op and flags as one word. */
+static inline uint32_t hot_opflags_of(const struct ioh_event *e)
+{
+    _Static_assert(offsetof(struct ioh_event, flags) == offsetof(struct ioh_event, op) + 2,
+                   "op, then flags");
+    uint32_t v;
+    memcpy(&v, &e->op, sizeof v);
+    return v;
+}
 
 static uint64_t mix64(uint64_t x)
 {
@@ -492,13 +526,17 @@ struct ioh_analysis *ioh_analysis_new(const struct ioh_an_params *p)
         ioh_analysis_free(an);
         return NULL;
     }
+    an->state->hot_key = HOT_NONE;
+    /* A plain read(), which hot_op() takes, until a read sets it. */
+    struct ioh_event plain = {.op = IOH_OP_READ};
+    an->state->hot_opflags = hot_opflags_of(&plain);
     return an;
 }
 
 int ioh_analysis_process(struct ioh_analysis *an, const struct ioh_reader *r)
 {
     struct ioh__analysis_state *st = an->state;
-    st->hot = false;
+    st->hot_key = HOT_NONE;
     uint32_t cap = st->cap_procs;
     if (grow((void **)&an->processes, &cap, an->nprocesses + 1, sizeof *an->processes) < 0)
         return -ENOMEM;
@@ -554,7 +592,11 @@ nomem:
 static inline void cls_flush(struct ioh__file_state *fs)
 {
     if (fs->ncls) {
-        ioh_cls_phases_feed_next(&fs->ph, fs->cls_off, fs->cls_len, fs->cls_t, fs->ncls);
+        if (fs->cls_stride == (int64_t)fs->cls_len)
+            ioh_cls_phases_feed_next(&fs->ph, fs->cls_off, fs->cls_len, fs->cls_t, fs->ncls);
+        else
+            ioh_cls_phases_feed_step(&fs->ph, fs->cls_off, fs->cls_len, fs->cls_stride,
+                                     fs->cls_t, fs->ncls);
         fs->ncls = 0;
     }
 }
@@ -565,7 +607,7 @@ static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_sta
                     const struct ioh_rec_path *p)
 {
     struct ioh__analysis_state *st = an->state;
-    st->hot = false;
+    st->hot_key = HOT_NONE;
     if (p->file == 0 || p->file > (1u << 24))
         return;
     if (p->file >= ps->nstream_of) {
@@ -682,23 +724,28 @@ static void on_phase(const struct ioh_cls_phase *ph, void *arg)
 static __attribute__((noinline)) void topk_add_slow(struct topk *t, int64_t v)
 {
     const uint32_t n = t->n;
-    /* Where v is, if it is (values are distinct): all compared at once. */
-    unsigned hit = 0;
-#pragma GCC unroll 8
-    for (uint32_t i = 0; i < IOH_AN_TOPK; i++)
-        hit |= (unsigned)(t->val[i] == v) << i;
-    hit &= (1u << n) - 1u;
-    if (hit) {
-        const uint32_t i = (uint32_t)__builtin_ctz(hit);
-        t->cnt[i]++;
-        t->last = i;
-        return;
+    _Static_assert(IOH_AN_TOPK == 8, "one tag byte per entry");
+    /* Where v is, if it is (values are distinct): the entries whose tag byte
+     * equals v's (a zero byte of the XOR; the borrow can only mark bytes
+     * above a true match, so every candidate is compared). */
+    const uint64_t tag = topk_tag(v);
+    const uint64_t x = t->tags ^ tag * 0x0101010101010101ull;
+    uint64_t cand = (x - 0x0101010101010101ull) & ~x & 0x8080808080808080ull;
+    cand &= n < IOH_AN_TOPK ? (1ull << (8 * n)) - 1 : ~0ull;
+    for (; cand; cand &= cand - 1) {
+        const uint32_t i = (uint32_t)__builtin_ctzll(cand) / 8;
+        if (t->val[i] == v) {
+            t->cnt[i]++;
+            t->last = i;
+            return;
+        }
     }
     if (n < IOH_AN_TOPK) {
         t->val[n] = v;
         t->cnt[n] = 1;
         t->last = n;
         t->n = n + 1;
+        t->tags |= tag << (8 * n);
         return;
     }
     /* Space-saving: the newcomer inherits the evicted count (an upper bound);
@@ -721,6 +768,7 @@ static __attribute__((noinline)) void topk_add_slow(struct topk *t, int64_t v)
     t->cnt[min]++;
     t->last = min;
     t->least_set = m & (m - 1);
+    t->tags = (t->tags & ~(0xffull << (8 * min))) | tag << (8 * min);
 }
 
 static inline void topk_add(struct topk *t, int64_t v)
@@ -1159,6 +1207,7 @@ static inline __attribute__((always_inline)) void repeat_read(struct ioh_analysi
     if (!fs->ncls) {
         fs->cls_off = (uint64_t)e->off;
         fs->cls_len = ret;
+        fs->cls_stride = (int64_t)ret;
     }
     fs->cls_t[fs->ncls++] = t;
     if (fs->ncls == CLS_BATCH)
@@ -1227,8 +1276,15 @@ static inline __attribute__((always_inline)) void step_read(struct ioh_analysis 
     if (t_end > fs->pend_end_t)
         fs->pend_end_t = t_end;
     throughput_add(f, t, ret);
-    struct ioh_cls_event ce = {t, e->off, e->len, e->ret};
-    ioh_cls_phases_feed(&fs->ph, &ce);
+    /* The classifier gets it with the next strided repeats (ret == len). */
+    if (!fs->ncls) {
+        fs->cls_off = off;
+        fs->cls_len = ret;
+        fs->cls_stride = fs->step_stride;
+    }
+    fs->cls_t[fs->ncls++] = t;
+    if (fs->ncls == CLS_BATCH)
+        cls_flush(fs);
     const uint64_t idx = fs->fed++;
     if (__builtin_expect(freads == fs->next_window, 0)) {
         window_sample(fs);
@@ -1485,7 +1541,7 @@ static void other_read(struct ioh_an_stream *s, struct ioh_an_file *f, const str
 
 static void stream_close(struct ioh_analysis *an, struct ioh_an_stream *s, uint64_t t)
 {
-    an->state->hot = false;
+    an->state->hot_key = HOT_NONE;
     struct ioh__stream_state *ss = s->state;
     s->close_t = t;
     struct ioh_an_file *f = &an->files[s->file];
@@ -1550,6 +1606,15 @@ static const uint64_t g_data_ops = 0 IOH_TRACE_OPS(IOH_OP_DATA_BIT);
 #undef IOH_OP_DATA_BIT
 _Static_assert(IOH_OP_COUNT <= 64, "one bit per op");
 
+/* Whether e's op and flags let a read take the hot path: a data op, not
+ * served by a policy, with an offset. The last such (st->hot_opflags) is
+ * looked at first. */
+static inline bool hot_op(const struct ioh_event *e)
+{
+    return e->op < IOH_OP_COUNT && (g_data_ops >> e->op & 1) &&
+           !(e->flags & (IOH_EV_SERVED | IOH_EV_NOOFF));
+}
+
 static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_state *ps,
                      const struct ioh_event *e)
 {
@@ -1585,9 +1650,10 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
             if (!f->state && !file_state(an, f))
                 return;
             struct ioh__analysis_state *st = an->state;
-            st->hot = s->fd >= 0;       /* else the next read may give it one */
-            st->hot_proc = proc;
-            st->hot_file = e->file;
+            /* Not without a descriptor: the next read may give it one. */
+            st->hot_key = s->fd >= 0 ? hot_key_of(proc, e->file) : HOT_NONE;
+            if (hot_op(e))
+                st->hot_opflags = hot_opflags_of(e);
             st->hot_p = p;
             st->hot_ps = ps;
             st->hot_s = s;
@@ -1653,9 +1719,8 @@ void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_
      * often a repeat of the last read of its file. */
     const struct ioh_event *e = rec->ev;
     struct ioh__analysis_state *st = an->state;
-    if (__builtin_expect(e && st->hot && proc == st->hot_proc && e->file == st->hot_file &&
-                         e->op < IOH_OP_COUNT && (g_data_ops >> e->op & 1) &&
-                         !(e->flags & (IOH_EV_SERVED | IOH_EV_NOOFF)) && e->ret > 0 &&
+    if (__builtin_expect(e && hot_key_of(proc, e->file) == st->hot_key &&
+                         (hot_opflags_of(e) == st->hot_opflags || hot_op(e)) && e->ret > 0 &&
                          e->off >= 0, 1)) {
         struct ioh_an_process *p = st->hot_p;
         struct ioh__proc_state *ps = st->hot_ps;
@@ -1919,7 +1984,7 @@ int ioh_analysis_finish(struct ioh_analysis *an)
 {
     if (an->finished)
         return 0;
-    an->state->hot = false;
+    an->state->hot_key = HOT_NONE;
     for (uint32_t i = 0; i < an->nfiles; i++)
         if (an->files[i].state && an->files[i].state->pend_n)
             rep_flush(an, &an->files[i], an->files[i].state);

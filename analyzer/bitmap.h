@@ -183,9 +183,10 @@ ioh_bits_set(struct ioh_bitgroup *g, uint32_t k, uint64_t lo, uint64_t hi)
         return ioh__bits_set_words(g, k, lo, hi);
     uint64_t m = ioh__mask(lo % 64, (hi - 1) % 64 + 1);
     uint64_t *w = &IOH__W(g, k, wl);
-    uint64_t added = ioh__pop(m & ~*w);
+    uint64_t x = m & ~*w;
     *w |= m;
-    return added;
+    /* All new (a read where none was) is hi - lo, no count needed. */
+    return x == m ? hi - lo : ioh__pop(x);
 }
 
 /* Clear [lo, hi); returns how many were set. */

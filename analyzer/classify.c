@@ -337,11 +337,13 @@ static inline __attribute__((always_inline)) void leave_run(struct ioh_cls_state
 }
 
 /* Does [o, end) overlap bytes read recently in its first page? Updates the
- * page table either way. Only the first page is looked up, one probe per
- * read: re-reading the middle of an earlier large read is missed, so the
- * re-read counts are a lower bound (docs/classes.md). */
-static inline __attribute__((always_inline)) bool hot_probe(struct ioh_cls_state *s, uint64_t o,
-                                                            uint64_t end, uint32_t span)
+ * page table either way, unless only_fresh (then a read that overlaps
+ * returns at once, changing nothing). Only the first page is looked up, one
+ * probe per read: re-reading the middle of an earlier large read is missed,
+ * so the re-read counts are a lower bound (docs/classes.md). */
+static inline __attribute__((always_inline)) bool hot_look(struct ioh_cls_state *s, uint64_t o,
+                                                           uint64_t end, uint32_t span,
+                                                           bool only_fresh)
 {
     uint64_t page = o / IOH_CLS_PAGE;
     /* Fibonacci hashing: the top bits spread runs of consecutive pages over
@@ -361,6 +363,8 @@ static inline __attribute__((always_inline)) bool hot_probe(struct ioh_cls_state
         /* A read that starts where the page's earlier reads stopped continues
          * them (small sequential reads); only an overlap re-reads. */
         rr = lo < mhi && hi > mlo;
+        if (only_fresh && rr)
+            return true;
         mlo = lo < mlo ? lo : mlo;
         mhi = hi > mhi ? hi : mhi;
         span = span > old_span ? span : old_span;
@@ -383,6 +387,20 @@ static inline __attribute__((always_inline)) bool hot_probe(struct ioh_cls_state
         sl->span = span;
     }
     return rr;
+}
+
+static inline __attribute__((always_inline)) bool hot_probe(struct ioh_cls_state *s, uint64_t o,
+                                                            uint64_t end, uint32_t span)
+{
+    return hot_look(s, o, end, span, false);
+}
+
+/* hot_probe() of a read expected not to re-read: true, changing nothing,
+ * when it would; else what hot_probe() does, and false. */
+static inline __attribute__((always_inline)) bool hot_rereads(struct ioh_cls_state *s, uint64_t o,
+                                                              uint64_t end, uint32_t span)
+{
+    return hot_look(s, o, end, span, true);
 }
 
 /* ioh_cls_feed(), inlined into the phase detector's feed too. */
@@ -681,7 +699,9 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
     int64_t d_cand = 0;
     uint32_t nstride = 0;
     if (kinds[K_FWD] + kinds[K_BACK] > 0) {
-        uint32_t d_votes = 0;
+        /* The jumps, kept for the count once the vote is done. */
+        int64_t jumps[IOH_CLS_RING];
+        uint32_t njumps = 0, d_votes = 0;
         uint64_t prev = s->r_off[i0];
         for (uint32_t k = 1; k < n; k++) {
             uint32_t i = ring_at(s, k);
@@ -689,6 +709,7 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
             uint64_t o = s->r_off[i];
             if (kind == K_FWD || kind == K_BACK) {
                 int64_t d = (int64_t)(o - prev);
+                jumps[njumps++] = d;
                 if (d_votes == 0)
                     d_cand = d, d_votes = 1;
                 else if (d == d_cand)
@@ -698,15 +719,8 @@ static void classify(const struct ioh_cls_state *s, struct ioh_cls_result *r, bo
             }
             prev = o;
         }
-        prev = s->r_off[i0];
-        for (uint32_t k = 1; k < n; k++) {
-            uint32_t i = ring_at(s, k);
-            unsigned kind = s->r_info[i] & I_KIND;
-            uint64_t o = s->r_off[i];
-            if (kind == K_FWD || kind == K_BACK)
-                nstride += (int64_t)(o - prev) == d_cand;
-            prev = o;
-        }
+        for (uint32_t j = 0; j < njumps; j++)
+            nstride += jumps[j] == d_cand;
     }
     uint32_t len_cand = 0, len_count = 0, max_ret = 0;
     uint64_t lo = UINT64_MAX, hi = 0, len_sum = 0, wbytes = 0;
@@ -1279,8 +1293,48 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
     }
     /* Whether a read that re-reads, and one that does not, fit the phase. */
     unsigned misfit_rr = cls != IOH_CLS_REREAD, misfit_new = cls != IOH_CLS_SEQUENTIAL;
+    /* phases_after()'s evaluation, once a phase is open, with no change
+     * pending and no misfit among the last 16 reads: when this many reads
+     * were counted since the last (both tests: 4 * block may wrap). */
+    const uint64_t eval_every = block > 4u * block ? block : 4u * block;
 
     for (uint32_t i = 0; i < count; i++, off += len) {
+        /* The steady state of a long sequential run: the ring holds only
+         * reads like these (so counting one in and one out changes no
+         * count), the open phase is sequential, nothing is pending and
+         * every recent read fitted. Then a read that re-reads nothing only
+         * goes into the ring and the page table, until one re-reads or the
+         * state must be written back (below); that read, and the batch's
+         * last, take the general path. */
+        if (nring == IOH_CLS_RING && started && cls == IOH_CLS_SEQUENTIAL &&
+            cand == IOH_CLS_UNKNOWN && misfit == 0 && misfit16 == 0 &&
+            c_kinds == ck0 * IOH_CLS_RING && c_seqv == cs0 * IOH_CLS_RING &&
+            c_small == small0 * IOH_CLS_RING) {
+            /* Reads before the one that is the batch's last, or completes
+             * a checkpoint's or an evaluation's count. */
+            const uint64_t since = reads - last_eval;
+            const uint64_t to_ck = IOH_CLS_CK_EVERY - reads % IOH_CLS_CK_EVERY;
+            const uint64_t to_eval = since + 1 < eval_every ? eval_every - 1 - since : 0;
+            uint64_t room = count - 1 - i;
+            room = to_ck - 1 < room ? to_ck - 1 : room;
+            room = to_eval < room ? to_eval : room;
+            for (uint64_t k = 0; k < room; k++, i++, off += len) {
+                const uint64_t o = off, end = o + len;
+                if (hot_rereads(s, o, end, r32))
+                    break;
+                /* r_info[pos] is info0 already. */
+                s->r_off[pos] = o;
+                s->r_t[pos] = t[i];
+                s->r_ret[pos] = r32;
+                s->r_len[pos] = r32;
+                ps->ev[pos] = events++;
+                pos = (pos + 1u) & RING_MASK;
+                steps++;
+                reads++;
+                bytes += len;
+                max_end = end > max_end ? end : max_end;
+            }
+        }
         const uint64_t o = off, end = o + len;
         const uint64_t idx = events++;
         const bool full = nring == IOH_CLS_RING;   /* this read pushes the oldest out */
@@ -1388,6 +1442,145 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
                 misfit_new = cls != IOH_CLS_SEQUENTIAL;
             }
         }
+    }
+}
+
+/* feed()'s stream heads for a read [o, end) that does not continue the
+ * previous read's stream forward: the heads it continues forward (fm) and
+ * backward (rm), one bit each. */
+static inline __attribute__((always_inline)) void heads_match(const struct ioh_cls_state *s,
+                                                               uint64_t o, uint64_t end,
+                                                               unsigned *fm, unsigned *rm)
+{
+    const uint64_t gap = s->p.seq_gap, rspan = end + gap - o - 1;
+    unsigned f = 0, r = 0;
+#pragma GCC unroll 4
+    for (unsigned i = 0; i < IOH_CLS_HEADS; i++) {
+        uint64_t ho = s->head_off[i], he = s->head_end[i];
+        if (o - ho - 1 < he + gap - ho - 1) {
+            if (end > he)
+                f |= 1u << i;
+        } else if (ho - o - 1 < rspan) {
+            if (end < he)
+                r |= 1u << i;
+        }
+    }
+    *fm = f;
+    *rm = r;
+}
+
+void ioh_cls_phases_feed_step(struct ioh_cls_phases *ps, uint64_t off, uint64_t len,
+                              int64_t stride, const uint64_t *t, uint32_t count)
+{
+    struct ioh_cls_state *s = &ps->cls;
+    const uint64_t gap = s->p.seq_gap;
+    const uint32_t r32 = cap32(len);
+    const uint32_t small0 = r32 < s->p.small_request;
+    const uint32_t block = s->p.phase_block;
+    const uint64_t eval_every = block > 4u * block ? block : 4u * block;
+    /* The two scans with a steady state: forward with a stride past the
+     * read and the sequential gap, each read a forward jump; and backward
+     * by the read's own size, each read continuing the last one's stream
+     * backward. */
+    const bool forward = stride > 0 && (uint64_t)stride >= len + gap;
+    const bool reverse = len > 0 && stride == -(int64_t)len;
+    const enum ioh_cls_class scan = forward ? IOH_CLS_STRIDED : IOH_CLS_REVERSE;
+    const unsigned kind = forward ? K_FWD : K_REV;
+    for (uint32_t i = 0; i < count;) {
+        /* The steady state of such a scan: the ring holds only its reads'
+         * kind of step (so counting one in and one out changes no count),
+         * the open phase is of its class (strided by this stride), nothing
+         * is pending and every recent read fitted. Then a read that
+         * re-reads nothing only moves its stream head, goes into the ring
+         * and the page table, and fits the phase; until one re-reads, or
+         * continues another head than feed() would, or a checkpoint or an
+         * evaluation is due: those the general feed takes. A forward scan
+         * makes a new head of the least recently used one for each read:
+         * no head can be continued when each lies before the read and ends
+         * at least seq_gap before it, and the head the last read made
+         * continued nothing (so leaving it marks nothing). */
+        const uint64_t o0 = off + (uint64_t)stride * i;
+        bool steady = (forward || reverse) && s->reads != 0 && s->n == IOH_CLS_RING &&
+                      o0 == s->prev_off + (uint64_t)stride && ps->started &&
+                      ps->cur.cls == scan && (!forward || ps->cur.detail.stride == stride) &&
+                      ps->cand == IOH_CLS_UNKNOWN && ps->misfit == 0 &&
+                      ps->misfit_seen == 0 && ps->misfit16 == 0 &&
+                      s->c_kinds == pack_kinds(kind) * IOH_CLS_RING && s->c_seqv == 0 &&
+                      s->c_small == small0 * IOH_CLS_RING;
+        if (steady && forward) {
+            steady = o0 >= s->prev_end + gap && s->head_steps[s->prev_head] == 0;
+            for (unsigned h = 0; steady && h < IOH_CLS_HEADS; h++)
+                steady = s->head_off[h] == HEAD_NONE ||
+                         (s->head_off[h] < o0 && s->head_end[h] + gap <= o0);
+        }
+        if (steady) {
+            const uint64_t since = s->reads - ps->last_eval_reads;
+            const uint64_t to_ck = IOH_CLS_CK_EVERY - s->reads % IOH_CLS_CK_EVERY;
+            const uint64_t to_eval = since + 1 < eval_every ? eval_every - 1 - since : 0;
+            uint64_t room = count - i;
+            room = to_ck - 1 < room ? to_ck - 1 : room;
+            room = to_eval < room ? to_eval : room;
+            uint32_t pos = s->pos;
+            uint64_t reads = s->reads, bytes = s->bytes, max_end = s->max_end;
+            uint64_t events = ps->events;
+            for (uint64_t k = 0; k < room; k++, i++) {
+                const uint64_t o = off + (uint64_t)stride * i, end = o + len;
+                unsigned h = s->prev_head;
+                if (reverse) {
+                    /* feed() continues the lowest head it can backward:
+                     * it must be the last read's. */
+                    unsigned fm, rm;
+                    heads_match(s, o, end, &fm, &rm);
+                    if (fm || !rm || lowest_bit(rm) != h)
+                        break;
+                }
+                if (hot_rereads(s, o, end, r32))
+                    break;
+                if (forward) {
+                    /* The least recently used head (the first of the
+                     * least used) becomes this read's. */
+                    uint64_t used = s->head_used[0];
+                    h = 0;
+                    for (unsigned j = 1; j < IOH_CLS_HEADS; j++) {
+                        bool older = s->head_used[j] < used;
+                        used = older ? s->head_used[j] : used;
+                        h = older ? j : h;
+                    }
+                    s->head_start[h] = o;
+                    s->head_steps[h] = 0;
+                }
+                s->head_off[h] = o;
+                s->head_end[h] = end;
+                s->head_used[h] = reads + 1;
+                s->prev_head = h;
+                /* The read leaving the ring, and the one coming in. */
+                ps->gone_ev = ps->ev[pos];
+                ps->gone_t = s->r_t[pos];
+                s->gone_off = s->r_off[pos];
+                s->r_off[pos] = o;
+                s->r_t[pos] = t[i];
+                s->r_ret[pos] = r32;
+                s->r_len[pos] = r32;
+                s->r_info[pos] = (uint8_t)(kind | h << I_HEAD_SHIFT);
+                ps->ev[pos] = events++;
+                pos = (pos + 1u) & RING_MASK;
+                reads++;
+                bytes += len;
+                max_end = end > max_end ? end : max_end;
+                s->prev_off = o;
+                s->prev_end = end;
+            }
+            s->pos = pos;
+            s->reads = reads;
+            s->bytes = bytes;
+            s->max_end = max_end;
+            ps->events = events;
+            if (i == count)
+                break;
+        }
+        struct ioh_cls_event e = {t[i], (int64_t)(off + (uint64_t)stride * i), len, (int64_t)len};
+        ioh_cls_phases_feed(ps, &e);
+        i++;
     }
 }
 

@@ -291,6 +291,13 @@ void ioh_cls_phases_feed(struct ioh_cls_phases *ps, const struct ioh_cls_event *
  * reads, fed in batches). */
 void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t len,
                               const uint64_t *t, uint32_t count);
+/* ioh_cls_phases_feed() of `count` data reads of len bytes each (returned in
+ * full), the first at off, each starting `stride` bytes after the one
+ * before it: event i is {t[i], off + i * stride, len, len}. The same result,
+ * faster in the steady state of a forward strided scan (a stride of at
+ * least len + params.seq_gap) or of a reverse scan (stride -len). */
+void ioh_cls_phases_feed_step(struct ioh_cls_phases *ps, uint64_t off, uint64_t len,
+                              int64_t stride, const uint64_t *t, uint32_t count);
 /* Report the open phase (if any read was fed). Feeding after finish is undefined. */
 void ioh_cls_phases_finish(struct ioh_cls_phases *ps);
 

@@ -58,6 +58,7 @@ struct cursor {
     uint32_t xi;                   /* x[xi & 3] is the next to fill */
     uint32_t x_ctx;                /* bit i: x[i] holds prev's tid, fd, file, site, aux */
     const struct ioh_event *prev;  /* the event before the head in its segment */
+    bool cont;                     /* prev may be continued (can_continue()) */
     struct ioh_event x[4];
 };
 
@@ -250,13 +251,32 @@ static void cursor_drop(struct ioh_reader *r, struct cursor *c, uint64_t done)
     }
 }
 
+/* A continuation event can follow an event with an offset and a result,
+ * both >= 0 (trace_format.h, struct ioh_event_next): whether event e may be
+ * continued, worked out when it becomes c->prev. */
+static inline bool continuable(const struct cursor *c, int64_t off, int64_t ret)
+{
+    return c->next && off >= 0 && ret >= 0 && ret <= INT64_MAX - off;
+}
+
 /* A full event becomes the head: the context of a compact one after it. */
 static inline const struct ioh_rec *load_event(struct cursor *c, const struct ioh_event *e)
 {
     c->key = e->t;
     c->prev = e;
+    c->cont = continuable(c, e->off, e->ret);
     c->x_ctx = 0;
     return (const struct ioh_rec *)e;
+}
+
+/* x[i] takes the context of c->prev; once per context and slot, so out of
+ * line. */
+static __attribute__((noinline)) void expand_context(struct cursor *c, uint32_t i)
+{
+    c->x[i] = *c->prev;
+    c->x[i].type = IOH_REC_EVENT;
+    c->x[i].size8 = sizeof c->x[i] / 8;
+    c->x_ctx |= 1u << i;
 }
 
 /* The next buffer of the ring, holding the context of the event before the
@@ -265,21 +285,16 @@ static inline const struct ioh_rec *load_event(struct cursor *c, const struct io
 static inline struct ioh_event *expand_slot(struct cursor *c)
 {
     uint32_t i = c->xi++ & 3;
-    struct ioh_event *x = &c->x[i];
-    if (!(c->x_ctx & (1u << i))) {
-        *x = *c->prev;
-        x->type = IOH_REC_EVENT;
-        x->size8 = sizeof *x / 8;
-        c->x_ctx |= 1u << i;
-    }
-    return x;
+    if (__builtin_expect(!(c->x_ctx & (1u << i)), 0))
+        expand_context(c, i);
+    return &c->x[i];
 }
 
 /* A compact event becomes the head, expanded with the context of the event
- * before it (c->prev, which the caller checked). */
-static inline const struct ioh_rec *load_short(struct cursor *c, const struct ioh_event_short *s)
+ * before it (p, c->prev, which the caller checked). */
+static inline const struct ioh_rec *load_short(struct cursor *c, const struct ioh_event *p,
+                                               const struct ioh_event_short *s)
 {
-    const struct ioh_event *p = c->prev;
     uint64_t t = p->t + s->dt;
     struct ioh_event *x = expand_slot(c);
     x->op = s->op;
@@ -291,33 +306,35 @@ static inline const struct ioh_rec *load_short(struct cursor *c, const struct io
     x->ret = s->ret;
     c->key = t;
     c->prev = x;
+    c->cont = continuable(c, s->off, s->ret);
     return (const struct ioh_rec *)x;
 }
 
-/* A continuation event can follow an event with an offset and a result,
- * both >= 0 (trace_format.h, struct ioh_event_next). */
+/* Whether a continuation event may follow the head (c->prev). */
 static inline bool can_continue(const struct cursor *c)
 {
-    const struct ioh_event *p = c->prev;
-    return p && c->next && p->off >= 0 && p->ret >= 0 && p->ret <= INT64_MAX - p->off;
+    return c->prev && c->cont;
 }
 
-/* A continuation event becomes the head: the event before it, moved on by
- * its result (the caller checked can_continue). */
-static inline const struct ioh_rec *load_next(struct cursor *c, const struct ioh_event_next *n)
+/* A continuation event becomes the head: the event before it (p, c->prev),
+ * moved on by its result (the caller checked can_continue). */
+static inline const struct ioh_rec *load_next(struct cursor *c, const struct ioh_event *p,
+                                              const struct ioh_event_next *n)
 {
-    const struct ioh_event *p = c->prev;
     uint64_t t = p->t + n->dt;
+    const int64_t off = p->off + p->ret;
     struct ioh_event *x = expand_slot(c);
     x->op = p->op;
     x->flags = p->flags;
     x->t = t;
     x->dur = n->dur;
-    x->off = p->off + p->ret;
+    x->off = off;
     x->len = p->len;
     x->ret = n->ret;
     c->key = t;
     c->prev = x;
+    /* off >= 0 (can_continue() held for p) and c->next is set. */
+    c->cont = n->ret >= 0 && n->ret <= INT64_MAX - off;
     return (const struct ioh_rec *)x;
 }
 
@@ -367,12 +384,12 @@ static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, str
                 case IOH_REC_EVENT_SHORT:
                     ok = size == sizeof(struct ioh_event_short) && c->prev && c->compact;
                     if (ok)
-                        rec = load_short(c, (const struct ioh_event_short *)rec);
+                        rec = load_short(c, c->prev, (const struct ioh_event_short *)rec);
                     break;
                 case IOH_REC_EVENT_NEXT:
                     ok = size == sizeof(struct ioh_event_next) && can_continue(c);
                     if (ok)
-                        rec = load_next(c, (const struct ioh_event_next *)rec);
+                        rec = load_next(c, c->prev, (const struct ioh_event_next *)rec);
                     break;
                 case IOH_REC_PATH:
                     ok = size >= sizeof(struct ioh_rec_path) &&
@@ -434,14 +451,14 @@ static inline int cursor_load_event(struct cursor *c, uint32_t pos)
         if (__builtin_expect(rec->size8 != sizeof(struct ioh_event_next) / 8 ||
                              !can_continue(c), 0))
             return 0;
-        c->head = load_next(c, (const struct ioh_event_next *)rec);
+        c->head = load_next(c, c->prev, (const struct ioh_event_next *)rec);
         c->head_size = sizeof(struct ioh_event_next);
     } else if (rec->type == IOH_REC_EVENT_SHORT) {
         if (__builtin_expect(pos + sizeof(struct ioh_event_short) > c->end ||
                              rec->size8 != sizeof(struct ioh_event_short) / 8 || !c->prev ||
                              !c->compact, 0))
             return 0;
-        c->head = load_short(c, (const struct ioh_event_short *)rec);
+        c->head = load_short(c, c->prev, (const struct ioh_event_short *)rec);
         c->head_size = sizeof(struct ioh_event_short);
     } else {
         if (__builtin_expect(rec->type != IOH_REC_EVENT ||
@@ -700,23 +717,62 @@ static __attribute__((noinline)) int next_slow(struct ioh_reader *r, struct ioh_
     return 1;
 }
 
+/* ioh_reader_next() of an event head when the next record is neither a
+ * continuation nor a compact event: the other whole events, else
+ * next_slow(). */
+static __attribute__((noinline)) int next_event(struct ioh_reader *r, struct ioh_record *rec)
+{
+    struct cursor *c = r->top;
+    const struct ioh_rec *h = c->head;
+    if (__builtin_expect(cursor_load_event(c, c->pos + c->head_size), 1)) {
+        rec->type = IOH_REC_EVENT;
+        rec->ev = (const struct ioh_event *)h;
+        rec->path = NULL;
+        rec->site = NULL;
+        r->returned++;
+        return 1;
+    }
+    return next_slow(r, rec);
+}
+
 int ioh_reader_next(struct ioh_reader *r, struct ioh_record *rec)
 {
-    /* The common case: an event, followed in its segment by another whole
-     * event, and one thread left to read (no merge to keep up: the head's
-     * key would never be compared again). */
+    /* The common case: an event, followed in its segment by a continuation
+     * or a compact event, and one thread left to read (no merge to keep up:
+     * the head's key would never be compared again). cursor_load_event()
+     * with its tests in the order that costs least; the head is c->prev. */
     struct cursor *c = r->top;
     if (__builtin_expect(c != NULL && r->nheap == 1, 1)) {
         const struct ioh_rec *h = c->head;
-        if (__builtin_expect(h->type == IOH_REC_EVENT &&
-                             cursor_load_event(c, c->pos + c->head_size), 1)) {
-            rec->type = IOH_REC_EVENT;
-            rec->ev = (const struct ioh_event *)h;
-            rec->path = NULL;
-            rec->site = NULL;
-            r->returned++;
-            return 1;
+        if (__builtin_expect(h->type != IOH_REC_EVENT, 0))
+            return next_slow(r, rec);
+        const uint32_t pos = c->pos + c->head_size;
+        if (__builtin_expect(pos == 0 || pos + sizeof(struct ioh_event_short) > c->end, 0))
+            return next_event(r, rec);
+        const struct ioh_rec *n = (const struct ioh_rec *)(c->data + pos);
+        const struct ioh_event *p = (const struct ioh_event *)h;
+        if (n->type == IOH_REC_EVENT_NEXT) {
+            if (__builtin_expect(n->size8 != sizeof(struct ioh_event_next) / 8 || !c->cont, 0))
+                return next_event(r, rec);
+            c->head = load_next(c, p, (const struct ioh_event_next *)n);
+            c->head_size = sizeof(struct ioh_event_next);
+        } else if (n->type == IOH_REC_EVENT_SHORT) {
+            if (__builtin_expect(n->size8 != sizeof(struct ioh_event_short) / 8 ||
+                                 !c->compact, 0))
+                return next_event(r, rec);
+            c->head = load_short(c, p, (const struct ioh_event_short *)n);
+            c->head_size = sizeof(struct ioh_event_short);
+        } else {
+            return next_event(r, rec);
         }
+        __builtin_prefetch(c->data + pos + PREFETCH_AHEAD);
+        c->pos = pos;
+        rec->type = IOH_REC_EVENT;
+        rec->ev = (const struct ioh_event *)h;
+        rec->path = NULL;
+        rec->site = NULL;
+        r->returned++;
+        return 1;
     }
     return next_slow(r, rec);
 }

@@ -931,7 +931,7 @@ static void test_phases_bursts(void **state)
 /* ioh_cls_phases_feed_next() leaves the detector as feeding the same reads
  * one by one does, after every batch: the ring, its counts, the read that
  * left it last, the phase state; and the phases reported are the same.
- * Runs of equal consecutive reads of several sizes (batches of up to 32, as
+ * Runs of equal consecutive reads of several sizes (batches of up to 64, as
  * the analysis feeds its repeats), broken by jumps, re-reads and reverse
  * steps, long enough for the ring to wrap, checkpoints and evaluations. */
 static void same_phase_state(const struct ioh_cls_phases *a, const struct ioh_cls_phases *b)
@@ -1023,13 +1023,13 @@ static void test_phases_feed_next_same(void **state)
     assert_non_null(b);
     ioh_cls_phases_init(a, NULL, on_many, one);
     ioh_cls_phases_init(b, NULL, on_many, batched);
-    uint64_t t[32];
+    uint64_t t[64];
     for (size_t i = 0; i < st->n;) {
         /* The longest batch of reads that each continue the one before,
          * equal in size and returned in full (what feed_next takes). */
         const struct ioh_cls_event *e = &st->ev[i];
         size_t k = 1;
-        while (k < 32 && i + k < st->n && st->ev[i + k].len == e->len &&
+        while (k < 64 && i + k < st->n && st->ev[i + k].len == e->len &&
                st->ev[i + k].ret == e->ret && (uint64_t)e->ret == e->len &&
                st->ev[i + k].off == st->ev[i + k - 1].off + e->ret)
             k++;
@@ -1060,6 +1060,89 @@ static void test_phases_feed_next_same(void **state)
         assert_true(one->p[i].confidence == batched->p[i].confidence);
     }
     assert_true(a->cls.reads > 10000);
+    free(a);
+    free(b);
+    free(one);
+    free(batched);
+    stream_free(st);
+}
+
+/* ioh_cls_phases_feed_step() leaves the detector as feeding the same reads
+ * one by one does, after every batch, as feed_next does for runs: strided
+ * scans forward (strides past the read and the sequential gap, the steady
+ * state it takes in a short loop, and shorter ones) and backward, of
+ * several sizes, long enough for evaluations and checkpoints, broken by
+ * jumps, re-reads of what a scan read, and runs of sequential reads. */
+static void test_phases_feed_step_same(void **state)
+{
+    (void)state;
+    struct stream *st = stream_new();
+    static const uint64_t sizes[] = {100, 1 * KiB, 4 * KiB, 8 * KiB, 64 * KiB};
+    static const int64_t strides[] = {10 * KiB, 64 * KiB, 5 * KiB, 2 * MiB, -8 * KiB, 4 * KiB};
+    int64_t pos = 1 * GiB;
+    for (int seg = 0; seg < 300; seg++) {
+        const uint64_t len = sizes[rnd(st, 5)];
+        int64_t stride = strides[rnd(st, 6)];
+        if (stride == 4 * KiB || stride == -8 * KiB)
+            stride = stride > 0 ? (int64_t)len : -(int64_t)len;  /* consecutive, reverse */
+        const int n = 1 + (int)rnd(st, seg % 5 == 0 ? 900 : 120);
+        for (int i = 0; i < n && pos >= 0; i++, pos += stride)
+            rd(st, pos, len);
+        switch (rnd(st, 4)) {
+        case 0: pos = (int64_t)rnd(st, 1ull << 34); break;       /* a jump */
+        case 1: pos = pos > 256 * KiB ? pos - 256 * KiB : 0; break; /* a re-read */
+        case 2: rd(st, pos / 2, 4 * KiB); break;
+        default: pos = pos < 0 ? 0 : pos; break;
+        }
+        if (pos < 0)
+            pos = 0;
+    }
+    struct many_phases *one = calloc(1, sizeof *one), *batched = calloc(1, sizeof *batched);
+    struct ioh_cls_phases *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    assert_non_null(one);
+    assert_non_null(batched);
+    assert_non_null(a);
+    assert_non_null(b);
+    ioh_cls_phases_init(a, NULL, on_many, one);
+    ioh_cls_phases_init(b, NULL, on_many, batched);
+    uint64_t t[64];
+    for (size_t i = 0; i < st->n;) {
+        /* The longest batch of reads equal in size, returned in full, each
+         * the same stride after the one before (what the analysis batches
+         * as strided repeats). */
+        const struct ioh_cls_event *e = &st->ev[i];
+        const int64_t stride = i + 1 < st->n ? st->ev[i + 1].off - e->off : 0;
+        size_t k = 1;
+        while (k < 64 && i + k < st->n && stride != 0 && st->ev[i + k].len == e->len &&
+               st->ev[i + k].ret == e->ret && (uint64_t)e->ret == e->len &&
+               st->ev[i + k].off == st->ev[i + k - 1].off + stride)
+            k++;
+        for (size_t j = 0; j < k; j++) {
+            ioh_cls_phases_feed(a, &st->ev[i + j]);
+            t[j] = st->ev[i + j].t;
+        }
+        if ((uint64_t)e->ret == e->len && k > 1)
+            ioh_cls_phases_feed_step(b, (uint64_t)e->off, e->len, stride, t, (uint32_t)k);
+        else
+            for (size_t j = 0; j < k; j++)
+                ioh_cls_phases_feed(b, &st->ev[i + j]);
+        same_phase_state(a, b);
+        i += k;
+    }
+    ioh_cls_phases_finish(a);
+    ioh_cls_phases_finish(b);
+    same_phase_state(a, b);
+    assert_true(one->n > 1);
+    assert_int_equal(one->n, batched->n);
+    for (int i = 0; i < one->n; i++) {
+        assert_int_equal(one->p[i].cls, batched->p[i].cls);
+        assert_int_equal(one->p[i].first_event, batched->p[i].first_event);
+        assert_int_equal(one->p[i].last_event, batched->p[i].last_event);
+        assert_int_equal(one->p[i].reads, batched->p[i].reads);
+        assert_int_equal(one->p[i].bytes, batched->p[i].bytes);
+        assert_true(one->p[i].confidence == batched->p[i].confidence);
+        assert_int_equal(one->p[i].detail.stride, batched->p[i].detail.stride);
+    }
     free(a);
     free(b);
     free(one);
@@ -1219,6 +1302,7 @@ int main(void)
         cmocka_unit_test(test_phases_bursts),
         cmocka_unit_test(test_phases_finish_twice),
         cmocka_unit_test(test_phases_feed_next_same),
+        cmocka_unit_test(test_phases_feed_step_same),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_params),
         cmocka_unit_test(test_result_is_pure),
