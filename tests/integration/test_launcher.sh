@@ -128,6 +128,24 @@ done
 dump_ok "$T/tr.trim"
 CASES=$((CASES + 1))
 
+# Without -p, the policy comes from IOHINT_POLICY, checked like -p's (it was
+# ignored: the command ran under `none`); -o naming a file is a usage error
+# (it ran untraced and said the target was static or setuid).
+rc=0
+IOHINT_POLICY=bogus "$IOHINT" run -q --no-trace -- true 2>"$T/envpol.err" || rc=$?
+[[ $rc -eq 2 ]] && grep -q "bogus.*IOHINT_POLICY" "$T/envpol.err" ||
+    { show "$T/envpol.err"; fail "a bad IOHINT_POLICY: exit $rc, not 2 naming it"; }
+IOHINT_POLICY=coalesce "$IOHINT" run -q --no-trace -s -- cat "$f" >/dev/null 2>"$T/envpol2.err" ||
+    fail "iohint run with IOHINT_POLICY=coalesce failed"
+grep -q "policy coalesce" "$T/envpol2.err" ||
+    { show "$T/envpol2.err"; fail "IOHINT_POLICY=coalesce was not applied by iohint run"; }
+: >"$T/not-a-dir"
+rc=0
+"$IOHINT" run -q -o "$T/not-a-dir" -- true 2>"$T/notdir.err" || rc=$?
+[[ $rc -eq 2 ]] && grep -q "Not a directory" "$T/notdir.err" ||
+    { show "$T/notdir.err"; fail "-o naming a file: exit $rc, not 2"; }
+CASES=$((CASES + 3))
+
 # A signal sent to `iohint run` itself (a scheduler's SIGTERM) reaches the
 # command; it was left running alone (found by a tester).
 "$IOHINT" run -q --no-trace -- sleep 37.25 &
