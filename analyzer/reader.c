@@ -717,6 +717,18 @@ static __attribute__((noinline)) int next_slow(struct ioh_reader *r, struct ioh_
     return 1;
 }
 
+/* Hand out the event record h. */
+static inline int give_event(struct ioh_reader *r, struct ioh_record *rec,
+                             const struct ioh_rec *h)
+{
+    rec->type = IOH_REC_EVENT;
+    rec->ev = (const struct ioh_event *)h;
+    rec->path = NULL;
+    rec->site = NULL;
+    r->returned++;
+    return 1;
+}
+
 /* ioh_reader_next() of an event head when the next record is neither a
  * continuation nor a compact event: the other whole events, else
  * next_slow(). */
@@ -724,14 +736,8 @@ static __attribute__((noinline)) int next_event(struct ioh_reader *r, struct ioh
 {
     struct cursor *c = r->top;
     const struct ioh_rec *h = c->head;
-    if (__builtin_expect(cursor_load_event(c, c->pos + c->head_size), 1)) {
-        rec->type = IOH_REC_EVENT;
-        rec->ev = (const struct ioh_event *)h;
-        rec->path = NULL;
-        rec->site = NULL;
-        r->returned++;
-        return 1;
-    }
+    if (__builtin_expect(cursor_load_event(c, c->pos + c->head_size), 1))
+        return give_event(r, rec, h);
     return next_slow(r, rec);
 }
 
@@ -767,12 +773,7 @@ int ioh_reader_next(struct ioh_reader *r, struct ioh_record *rec)
         }
         __builtin_prefetch(c->data + pos + PREFETCH_AHEAD);
         c->pos = pos;
-        rec->type = IOH_REC_EVENT;
-        rec->ev = (const struct ioh_event *)h;
-        rec->path = NULL;
-        rec->site = NULL;
-        r->returned++;
-        return 1;
+        return give_event(r, rec, h);
     }
     return next_slow(r, rec);
 }
