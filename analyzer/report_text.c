@@ -15,6 +15,7 @@
 #include "recommend.h"
 
 #define SHOW_PROCESSES 8
+#define SHOW_MAPPED 8            /* files only mapped, listed by name */
 
 /* "9,472" */
 static const char *num(char *buf, size_t len, uint64_t v)
@@ -388,7 +389,25 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
         }
         print_file(o, an, f, n++);
     }
-    if (n == 0)
+    /* Files only mapped: their reads are page faults, which no trace sees,
+     * but that they were mapped is worth a line (a tester's mmap + md5 of
+     * a 48 MiB file appeared nowhere). */
+    uint32_t mapped_only = 0;
+    for (size_t rank = 0;; rank++) {
+        const struct ioh_an_file *f = ioh_analysis_file_ranked(an, rank);
+        if (!f)
+            break;
+        if (f->m.reads || !f->mmaps)
+            continue;
+        if (mapped_only++ == 0)
+            fprintf(o, "\nmapped, not read (page faults are not traced):\n");
+        if (mapped_only <= SHOW_MAPPED)
+            fprintf(o, "  %s: mapped %s time%s (%s)\n", f->path, num(b1, sizeof b1, f->mmaps),
+                    f->mmaps == 1 ? "" : "s", bytes(b2, sizeof b2, f->mapped_bytes));
+    }
+    if (mapped_only > SHOW_MAPPED)
+        fprintf(o, "  ... and %u more\n", mapped_only - SHOW_MAPPED);
+    if (n == 0 && !mapped_only)
         fprintf(o, "\nno file was read with an offset (nothing to classify)\n");
     if (hidden)
         fprintf(o, "\n%u more file%s read (fewer than %u reads, or past --top): --all, --top N\n",

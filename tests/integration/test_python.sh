@@ -87,4 +87,19 @@ same_output subprocess -- "$PY" "$T/subproc.py" "$txt"
 tc_covers "$txt" --op read
 grep -q "child got 200" "$T/subprocess/shim.out" || fail "subprocess: the child's output is missing"
 
+# A file only mapped (mmap + md5, no read): the report names it, in its own
+# list (it appeared nowhere: found by a tester).
+cat >"$T/maponly.py" <<'PY'
+import hashlib, mmap, sys
+with open(sys.argv[1], 'rb') as f:
+    m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    print(hashlib.md5(m).hexdigest())
+PY
+"$IOHINT" run -q -o "$T/tr.maponly" -- "$PY" "$T/maponly.py" "$txt" >/dev/null ||
+    fail "maponly: python failed under iohint run"
+"$IOHINT" analyze "$T/tr.maponly" >"$T/maponly.txt" || fail "maponly: analyze failed"
+grep -q "mapped, not read" "$T/maponly.txt" && grep -qF "$txt: mapped 1 time" "$T/maponly.txt" ||
+    { show "$T/maponly.txt"; fail "maponly: the mapped file is not in the report"; }
+CASES=$((CASES + 1))
+
 done_ok
