@@ -32,6 +32,15 @@ static const char *advice_name(uint32_t a)
     return a < sizeof names / sizeof names[0] ? names[a] : "?";
 }
 
+/* A `policy` event's aux: enum ioh_pol_act of policies/policy.h (the trace
+ * format's, docs/trace-format.md). */
+static const char *action_name(uint32_t a)
+{
+    static const char *const names[] = {"?",        "hint",  "veto",   "override", "refill",
+                                        "prefetch", "drop",  "decide", "backoff"};
+    return a < sizeof names / sizeof names[0] ? names[a] : "?";
+}
+
 static const char *whence_name(uint32_t w)
 {
     static const char *const names[] = {"SET", "CUR", "END", "DATA", "HOLE"};
@@ -96,6 +105,8 @@ static void print_event(FILE *o, const struct ioh_reader *r, const struct ioh_ev
         fprintf(o, " off=%" PRId64 " len=%" PRIu64, e->off, e->len);
         if (e->op == IOH_OP_FADVISE)
             fprintf(o, " advice=%s", advice_name(e->aux));
+        else if (e->op == IOH_OP_POLICY)
+            fprintf(o, " action=%s", action_name(e->aux));
         break;
     case IOH_CLASS_FD:
         if (e->op == IOH_OP_CLOSE || e->op == IOH_OP_FCLOSE)
@@ -118,6 +129,8 @@ static void print_event(FILE *o, const struct ioh_reader *r, const struct ioh_ev
         fprintf(o, " chk");
     if (e->flags & IOH_EV_SIGNAL)
         fprintf(o, " nested");
+    if (e->flags & IOH_EV_SERVED)
+        fprintf(o, " served");
     print_path(o, r, file);
     fputc('\n', o);
 }

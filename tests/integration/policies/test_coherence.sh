@@ -84,6 +84,15 @@ for policy in coalesce auto; do
     CASES=$((CASES + 1))
 done
 
+# The same traced: `iohint dump` names the policy's actions and marks the
+# reads coalescing answered (it printed neither).
+mkdir -p "$T/of.trace"
+timeout -k 5 40 env LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=coalesce IOHINT_TRACE_DIR="$T/of.trace" \
+    "$prog" otherfile "$T/of.bin" "$T/of.out" >/dev/null || fail "otherfile traced: exit status"
+dump_has ' policy .*action=refill' "$T/of.trace" || fail "dump: no 'action=refill' on a policy event"
+dump_has ' read .* served ' "$T/of.trace" || fail "dump: no read marked 'served'"
+CASES=$((CASES + 1))
+
 # --- 2. another process ------------------------------------------------------
 block_of() {
     case $1 in *coalesce=4K*) echo 4096 ;; *coalesce*|auto) echo 262144 ;; *) echo 262144 ;; esac
