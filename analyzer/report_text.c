@@ -17,6 +17,12 @@
 #define SHOW_PROCESSES 8
 #define SHOW_MAPPED 8            /* files only mapped, listed by name */
 
+/* "s" unless n is 1: "1 read", "2 reads". */
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 /* "9,472" */
 static const char *num(char *buf, size_t len, uint64_t v)
 {
@@ -86,9 +92,9 @@ static void print_process(FILE *o, const struct ioh_analysis *an, const struct i
         w += fprintf(o, "%s%.*s", i ? " " : "", 60 - w, p->argv[i]);
     if (p->argc == 0)
         w += fprintf(o, "%.60s", p->exe);
-    fprintf(o, "%*s  %s, %s reads, %s%s%s\n", w < 40 ? 40 - w : 0, "",
+    fprintf(o, "%*s  %s, %s read%s, %s%s%s\n", w < 40 ? 40 - w : 0, "",
             secs(b1, sizeof b1, p->end_ns - p->start_ns), num(b2, sizeof b2, p->reads),
-            bytes(b3, sizeof b3, p->bytes), p->finished ? "" : ", did not finish",
+            plural(p->reads), bytes(b3, sizeof b3, p->bytes), p->finished ? "" : ", did not finish",
             p->trace_flags & IOH_HDR_TRUNCATED ? ", TRUNCATED" : "");
     (void)an;
 }
@@ -269,8 +275,8 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
 {
     char b1[32], b2[32], b3[32], b4[32];
     fprintf(o, "\n%zu. %s\n", rank + 1, f->path);
-    fprintf(o, "  %-11s  %s reads, %s read", "read", num(b1, sizeof b1, f->m.reads),
-            bytes(b2, sizeof b2, f->m.bytes));
+    fprintf(o, "  %-11s  %s read%s, %s read", "read", num(b1, sizeof b1, f->m.reads),
+            plural(f->m.reads), bytes(b2, sizeof b2, f->m.bytes));
     if (f->size > 0)
         fprintf(o, " of a %s file", bytes(b3, sizeof b3, (uint64_t)f->size));
     fprintf(o, " by %u process%s, %u stream%s", f->processes, f->processes == 1 ? "" : "es",
@@ -288,8 +294,9 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
         fprintf(o, "  %-11s  %u:", "phases", f->nphases);
         for (uint32_t i = 0; i < f->nphases && i < 4; i++) {
             const struct ioh_cls_phase *ph = &f->phases[i];
-            fprintf(o, "%s %s (%s reads, %s-%s)", i ? " ->" : "", ioh_cls_name(ph->cls),
-                    num(b1, sizeof b1, ph->reads), secs(b2, sizeof b2, ph->t_start - an->t0),
+            fprintf(o, "%s %s (%s read%s, %s-%s)", i ? " ->" : "", ioh_cls_name(ph->cls),
+                    num(b1, sizeof b1, ph->reads), plural(ph->reads),
+                    secs(b2, sizeof b2, ph->t_start - an->t0),
                     secs(b3, sizeof b3, ph->t_end - an->t0));
         }
         if (f->nphases > 4)
@@ -327,8 +334,9 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
         fputc('\n', o);
     }
     if (f->mmaps)
-        fprintf(o, "  %-11s  also mapped %s times (%s); page faults are not traced\n", "mmap",
-                num(b1, sizeof b1, f->mmaps), bytes(b2, sizeof b2, f->mapped_bytes));
+        fprintf(o, "  %-11s  also mapped %s time%s (%s); page faults are not traced\n", "mmap",
+                num(b1, sizeof b1, f->mmaps), plural(f->mmaps),
+                bytes(b2, sizeof b2, f->mapped_bytes));
     print_applied(o, f);
     print_effect_line(o, &f->rec);
     if (f->model_sample < 1.0)
@@ -345,9 +353,9 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
     for (uint32_t i = 0; i < an->nfiles; i++)
         if (an->files[i].m.reads)
             read_files++;
-    fprintf(o, "iohint analyze: %u process%s, %u file%s read, %s reads, %s in %s\n",
+    fprintf(o, "iohint analyze: %u process%s, %u file%s read, %s read%s, %s in %s\n",
             an->nprocesses, an->nprocesses == 1 ? "" : "es", read_files,
-            read_files == 1 ? "" : "s", num(b1, sizeof b1, an->reads),
+            read_files == 1 ? "" : "s", num(b1, sizeof b1, an->reads), plural(an->reads),
             bytes(b2, sizeof b2, an->bytes), secs(b3, sizeof b3, an->t1 - an->t0));
 
     /* The busiest processes by bytes read, in trace order. */
@@ -403,7 +411,7 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
             fprintf(o, "\nmapped, not read (page faults are not traced):\n");
         if (mapped_only <= SHOW_MAPPED)
             fprintf(o, "  %s: mapped %s time%s (%s)\n", f->path, num(b1, sizeof b1, f->mmaps),
-                    f->mmaps == 1 ? "" : "s", bytes(b2, sizeof b2, f->mapped_bytes));
+                    plural(f->mmaps), bytes(b2, sizeof b2, f->mapped_bytes));
     }
     if (mapped_only > SHOW_MAPPED)
         fprintf(o, "  ... and %u more\n", mapped_only - SHOW_MAPPED);
