@@ -2675,41 +2675,62 @@ IOH_EXPORT int setns(int fd, int nstype)
 /* The receiver shares the description and its offset, as a child after fork
  * does: put each passed descriptor's kernel offset where the program is,
  * and never keep it lazily again (before, the receiver read from where the
- * shim had left the kernel offset: found by a tester). */
-static void share_passed(const struct msghdr *m)
+ * shim had left the kernel offset: found by a tester). The message is the
+ * program's and may be bad (the kernel answers EFAULT or EINVAL): it is
+ * read through process_vm_readv, which fails where a load would crash, and
+ * walked with the kernel's checks (found by review). */
+static int copy_in(void *dst, const void *src, size_t n)
 {
-    if (!m || !m->msg_control || m->msg_controllen < sizeof(struct cmsghdr))
+    struct iovec local = {dst, n}, remote = {(void *)src, n};
+    return ioh_raw6(SYS_process_vm_readv, ioh_raw_getpid(), (long)&local, 1, (long)&remote, 1,
+                    0) == (long)n;
+}
+
+static void share_passed(const struct msghdr *mp)
+{
+    struct msghdr m;
+    if (!copy_in(&m, mp, sizeof m) || !m.msg_control || m.msg_controllen < sizeof(struct cmsghdr))
         return;
-    int saved = errno;
-    struct msghdr h = *m;         /* CMSG_NXTHDR takes a non-const header */
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
-        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-            c->cmsg_len < CMSG_LEN(0))
-            continue;
-        size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        for (size_t i = 0; i < n; i++) {
-            int fd;
-            memcpy(&fd, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
-            share_description(fd);
+    static _Thread_local char ctl[4096] __attribute__((aligned(8), tls_model("initial-exec")));
+    size_t len = m.msg_controllen < sizeof ctl ? m.msg_controllen : sizeof ctl;
+    if (!copy_in(ctl, m.msg_control, len))
+        return;
+    for (size_t at = 0; at + sizeof(struct cmsghdr) <= len;) {
+        struct cmsghdr c;
+        memcpy(&c, ctl + at, sizeof c);
+        if (c.cmsg_len < sizeof c || c.cmsg_len > len - at)
+            break;                    /* the kernel says EINVAL */
+        if (c.cmsg_level == SOL_SOCKET && c.cmsg_type == SCM_RIGHTS) {
+            size_t n = (c.cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t i = 0; i < n; i++) {
+                int fd;
+                memcpy(&fd, ctl + at + CMSG_LEN(0) + i * sizeof fd, sizeof fd);
+                share_description(fd);
+            }
         }
+        at += CMSG_ALIGN(c.cmsg_len);
     }
-    errno = saved;
 }
 
 IOH_EXPORT ssize_t sendmsg(int sock, const struct msghdr *m, int flags)
 {
-    if (m && m->msg_controllen && observe())
+    if (observe()) {
+        int saved = errno;
         share_passed(m);
+        errno = saved;
+    }
     return ioh_real.sendmsg ? ioh_real.sendmsg(sock, m, flags)
                             : raw_result(ioh_raw3(SYS_sendmsg, sock, m, flags));
 }
 
 IOH_EXPORT int sendmmsg(int sock, struct mmsghdr *v, unsigned int n, int flags)
 {
-    if (v && observe())
-        for (unsigned int i = 0; i < n; i++)
-            if (v[i].msg_hdr.msg_controllen)
-                share_passed(&v[i].msg_hdr);
+    if (observe()) {
+        int saved = errno;
+        for (unsigned int i = 0; v && i < n && i < 1024; i++)   /* UIO_MAXIOV, as the kernel */
+            share_passed(&v[i].msg_hdr);
+        errno = saved;
+    }
     return ioh_real.sendmmsg ? ioh_real.sendmmsg(sock, v, n, flags)
                              : (int)raw_result(ioh_raw4(SYS_sendmmsg, sock, v, n, flags));
 }

@@ -5,6 +5,7 @@
  * send, the child read from the stale kernel offset (found by a tester).
  *
  *   passfd FILE sendmsg|sendmmsg   prints what each side read and the offset
+ *   passfd --bad                   messages the kernel refuses: its answers
  */
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -54,10 +55,45 @@ static int recv_fd(int sock)
     return fd;
 }
 
+/* Messages the kernel refuses: the shim reads them before the kernel does
+ * (for the descriptors they pass) and must answer as the kernel, never
+ * crash (found by review). */
+static int bad_messages(void)
+{
+    int sp[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp) != 0)
+        die("socketpair");
+    char c = 'x';
+    struct iovec io = {&c, 1};
+    struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = (void *)8,
+                       .msg_controllen = 64};
+    ssize_t r = sendmsg(sp[0], &m, 0);
+    out("control at address 8: %zd %s\n", r, strerror(errno));
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof u);
+    m.msg_control = u.buf;
+    m.msg_controllen = sizeof u.buf;
+    CMSG_FIRSTHDR(&m)->cmsg_len = 1 << 20;     /* longer than the buffer */
+    CMSG_FIRSTHDR(&m)->cmsg_level = SOL_SOCKET;
+    CMSG_FIRSTHDR(&m)->cmsg_type = SCM_RIGHTS;
+    r = sendmsg(sp[0], &m, 0);
+    out("cmsg_len past the buffer: %zd %s\n", r, strerror(errno));
+    r = sendmsg(sp[0], (struct msghdr *)8, 0);
+    out("message at address 8: %zd %s\n", r, strerror(errno));
+    r = sendmmsg(sp[0], (struct mmsghdr *)8, 2, 0);
+    out("sendmmsg at address 8: %zd %s\n", r, strerror(errno));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--bad") == 0)
+        return bad_messages();
     if (argc != 3)
-        die("usage: passfd FILE sendmsg|sendmmsg");
+        die("usage: passfd FILE sendmsg|sendmmsg | passfd --bad");
     int sp[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp) != 0)
         die("socketpair");

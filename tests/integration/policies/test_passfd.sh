@@ -20,4 +20,13 @@ for how in sendmsg sendmmsg; do
         CASES=$((CASES + 1))
     done
 done
+# Messages the kernel refuses (EFAULT, EINVAL): the same answers, no crash.
+"$prog" --bad >"$T/bad.plain" 2>&1 || { show "$T/bad.plain"; fail "--bad without the shim: exit $?"; }
+for policy in none auto; do
+    rc=0
+    env LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY="$policy" timeout -k 5 30 "$prog" --bad >"$T/bad.shim" 2>&1 || rc=$?
+    [[ $rc -eq 0 ]] || { show "$T/bad.shim"; fail "bad messages under $policy: exit status $rc"; }
+    diff -u "$T/bad.plain" "$T/bad.shim" >&2 || fail "bad messages under $policy: not the kernel's answers"
+    CASES=$((CASES + 1))
+done
 done_ok
