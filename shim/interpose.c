@@ -1478,8 +1478,6 @@ IOH_EXPORT int pclose(FILE *f)
 /* exec: the new image starts a new trace; this one is already on disk (the
  * mapping is shared with the page cache), so there is nothing to flush. The
  * event says where this image ended. */
-static _Atomic uint64_t g_exec_untrim;     /* the trace bound before an exec */
-
 static void exec_event(int64_t ret, void *caller)
 {
     if (!observe())
@@ -1489,13 +1487,13 @@ static void exec_event(int64_t ret, void *caller)
     ioh_fdtab_share_all();
     ioh_fdtab_sync_all();
     record_proc(IOH_OP_EXEC, ret, &c, caller);
-    /* Before the exec, the trace's unused tail goes back to the disk (the
-     * new image starts a trace of its own); if the exec failed, this
-     * process goes on recording. */
+    /* The new image starts a trace of its own: this one's unused tail goes
+     * back to the disk (a shell's fork child about to exec), and comes back
+     * if the exec failed. */
     if (ret == 0)
-        atomic_store(&g_exec_untrim, ioh_trace_trim());
+        ioh_trace_trim_for_exec();
     else
-        ioh_trace_untrim(atomic_exchange(&g_exec_untrim, 0));
+        ioh_trace_untrim();
     leave();
 }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <sys/single_threaded.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -33,6 +34,8 @@ static struct {
     char path[4096];
     char *base;                    /* start of the reserved address range */
     uint64_t reserved;             /* bytes of address space reserved */
+    uint64_t trim_at;              /* set by ioh_trace_trim: no segment past it */
+    uint64_t trim_from;            /* where its hole starts */
     _Atomic uint64_t mapped;       /* bytes of file mapped at base */
     uint64_t dev, ino;
     _Atomic uint32_t grow_owner;   /* tid holding the grow lock, 0 if free */
@@ -258,6 +261,7 @@ static int create_file(void)
         ioh_raw2(SYS_munmap, aligned + max, (long)(SEG_SIZE - (aligned - (uintptr_t)base)));
     g.base = (char *)aligned;
     g.reserved = max;
+    g.trim_at = 0;                /* a fork child's file: its parent's trim is not its own */
     atomic_store(&g.mapped, 0);
     int err = grow_to(FIRST_CHUNK);
     if (err < 0) {
@@ -297,32 +301,59 @@ void ioh_trace_finish(void)
     ioh_trace_trim();
 }
 
-uint64_t ioh_trace_trim(void)
+void ioh_trace_trim(void)
 {
     struct ioh_trace_header *h = ioh_trace.hdr;
-    if (!h || g.need_new || !grow_lock())
-        return 0;
-    uint64_t old = g.reserved;
-    uint64_t keep = __atomic_load_n(&h->seg_end, __ATOMIC_ACQUIRE) + TRIM_SLACK;
+    /* Only the process that made the file: a child that skipped the atfork
+     * hooks (a raw clone) still maps its parent's (found by review). */
+    if (!h || g.need_new || h->pid != (int32_t)ioh_raw_getpid() || !grow_lock())
+        return;
+    uint64_t keep = __atomic_load_n(&h->seg_end, __ATOMIC_SEQ_CST) + TRIM_SLACK;
     uint64_t mapped = atomic_load(&g.mapped);
-    if (keep < mapped && keep < old) {
-        __atomic_store_n(&g.reserved, keep, __ATOMIC_RELAXED);
-        long fd = open_trace();
+    if (keep < mapped && !g.trim_at) {
+        /* The bound first, then seg_end again: a claim made in between got
+         * a segment below the bound (kept), or sees the bound (dropped). */
+        __atomic_store_n(&g.trim_at, keep, __ATOMIC_SEQ_CST);
+        uint64_t end = __atomic_load_n(&h->seg_end, __ATOMIC_SEQ_CST) + TRIM_SLACK;
+        uint64_t from = end > keep ? end : keep;
+        g.trim_from = from;
+        long fd = from < mapped ? open_trace() : -1;
         if (fd >= 0) {
-            ioh_raw4(SYS_fallocate, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (long)keep,
-                     (long)(mapped - keep));
+            ioh_raw4(SYS_fallocate, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (long)from,
+                     (long)(mapped - from));
             ioh_raw_close((int)fd);
         }
     }
     grow_unlock();
-    return old;
 }
 
-void ioh_trace_untrim(uint64_t bound)
+void ioh_trace_trim_for_exec(void)
 {
-    if (!bound || !grow_lock())
+    /* One thread: no claim can race the trim, and a failed exec undoes it
+     * before anything else records. */
+    if (__libc_single_threaded)
+        ioh_trace_trim();
+}
+
+void ioh_trace_untrim(void)
+{
+    if (!__atomic_load_n(&g.trim_at, __ATOMIC_SEQ_CST) || !grow_lock())
         return;
-    __atomic_store_n(&g.reserved, bound, __ATOMIC_RELAXED);
+    /* Allocated again before anything is written there (a full disk must
+     * be a failed claim, never a SIGBUS); if that fails, the bound stays. */
+    uint64_t mapped = atomic_load(&g.mapped);
+    long fd = g.trim_from < mapped ? open_trace() : 0;
+    int err = 0;
+    if (fd > 0) {
+        err = (int)ioh_raw4(SYS_fallocate, fd, 0, (long)g.trim_from, (long)(mapped - g.trim_from));
+        ioh_raw_close((int)fd);
+    } else if (fd < 0) {
+        err = (int)fd;
+    }
+    if (err == 0) {
+        __atomic_store_n(&g.trim_at, 0, __ATOMIC_SEQ_CST);
+        atomic_store(&ioh_trace.full, 0);
+    }
     grow_unlock();
 }
 
@@ -345,7 +376,8 @@ static void grow_ahead(uint64_t claimed_end)
 {
     uint64_t mapped = atomic_load_explicit(&g.mapped, memory_order_acquire);
     uint64_t slack = mapped / 4 > 4 * SEG_SIZE ? mapped / 4 : 4 * SEG_SIZE;
-    if (mapped >= g.reserved || mapped - claimed_end >= slack)
+    if (mapped >= g.reserved || mapped - claimed_end >= slack ||
+        __atomic_load_n(&g.trim_at, __ATOMIC_RELAXED))
         return;
     if (!ioh_spin_trylock(&g.grow_owner))
         return;
@@ -360,7 +392,13 @@ static void grow_ahead(uint64_t claimed_end)
 static int claim_segment(struct ioh_thread *t)
 {
     struct ioh_trace_header *h = ioh_trace.hdr;
-    uint64_t at = __atomic_fetch_add(&h->seg_end, SEG_SIZE, __ATOMIC_ACQ_REL);
+    uint64_t at = __atomic_fetch_add(&h->seg_end, SEG_SIZE, __ATOMIC_SEQ_CST);
+    uint64_t trim_at = __atomic_load_n(&g.trim_at, __ATOMIC_SEQ_CST);   /* ioh_trace_trim */
+    if (trim_at && at + SEG_SIZE > trim_at) {
+        atomic_store(&ioh_trace.full, 1);     /* after exit began: dropped, counted */
+        __atomic_fetch_or(&h->flags, IOH_HDR_TRUNCATED, __ATOMIC_RELAXED);
+        return -ENOSPC;
+    }
     if (at + SEG_SIZE > g.reserved) {
         atomic_store(&ioh_trace.full, 1);
         __atomic_fetch_or(&h->flags, IOH_HDR_TRUNCATED, __ATOMIC_RELAXED);

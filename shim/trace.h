@@ -64,15 +64,19 @@ void ioh_trace_start(void);
  * go in. */
 void ioh_trace_finish(void);
 
-/* Give the file's unused tail back to the filesystem (a hole punched past
- * the last claimed segment and one more, kept for a thread still
- * recording; the file size stays): a trace is allocated 320-640 KiB ahead
- * of its records, which thousands of short processes made into gigabytes
- * (found by a tester). At exit and before exec. Segments claimed past the
- * one are dropped (counted) until ioh_trace_untrim gives back the bound it
- * returns (the exec failed). */
-uint64_t ioh_trace_trim(void);
-void ioh_trace_untrim(uint64_t bound);
+/* At exit (ioh_trace_finish): give the file's unused tail back to the
+ * filesystem, a hole punched past the last claimed segment and one more,
+ * kept allocated for a thread still recording (the file size stays): a
+ * trace is allocated 320-640 KiB ahead of its records, which thousands of
+ * short processes made into gigabytes (found by a tester). Segments claimed
+ * past the spare are dropped (counted), so nothing is ever written into the
+ * hole (where a full disk would mean SIGBUS; found by review). */
+void ioh_trace_trim(void);
+/* Before an exec, in a process of one thread only; ioh_trace_untrim when
+ * the exec failed allocates the hole again (or, failing that, keeps the
+ * bound: later segments are dropped, never written into the hole). */
+void ioh_trace_trim_for_exec(void);
+void ioh_trace_untrim(void);
 
 /* fork hooks: prepare/parent hold the growth lock around fork; the child
  * forgets the parent's file and opens its own on its first record. */
