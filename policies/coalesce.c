@@ -180,7 +180,14 @@ static int64_t refill_start(struct ioh_coalesce *cb, int64_t at, size_t n)
     int64_t off = atomic_load_explicit(&cb->off, memory_order_relaxed);
     uint32_t len = atomic_load_explicit(&cb->len, memory_order_relaxed);
     int64_t end = at + (int64_t)n;
-    if (len == 0 || end > off || off - end >= (int64_t)cb->cap)
+    if (len == 0 || end > off || off - end >= (int64_t)cb->cap) {
+        atomic_store_explicit(&cb->back, 0, memory_order_relaxed);
+        return at;
+    }
+    /* Backwards only at the second such miss in a row: a forward reader
+     * that looks back a little once per block (a header before each
+     * record) refilled on every read otherwise (found by review). */
+    if (atomic_fetch_add_explicit(&cb->back, 1, memory_order_relaxed) == 0)
         return at;
     int64_t start = end - (int64_t)cb->cap;
     return start > 0 ? start : 0;
@@ -194,8 +201,8 @@ static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t 
         /* A buffer not yet proven writable: let the kernel read into it (and
          * fail with EFAULT if it must). */
         long r = direct(fd, dst, n, at);
-        if (r >= 0 && n > 0)
-            ioh_coalesce_buf_seen(dst, n);
+        if (r > 0)                /* what the kernel wrote, not what was asked */
+            ioh_coalesce_buf_seen(dst, (size_t)r);
         return r;
     }
     int copied = 0;
@@ -222,8 +229,20 @@ static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t 
             continue;
         }
         *refilled = 1;
-        if (r <= want - start) {      /* error, or the end of the file before `want` */
-            last = r < 0 ? r : 0;
+        if (r > 0 && r <= want - start) {
+            /* A backward refill that stopped short of `want`: the end of
+             * the file, or a short read (FUSE direct_io, a signal): the
+             * kernel answers at `want` itself. */
+            r = direct(fd, dst + got, n - got, at + (int64_t)got);
+            if (r <= 0) {
+                last = r;
+                break;
+            }
+            got += (size_t)r;
+            continue;
+        }
+        if (r <= 0) {
+            last = r;                 /* EOF or error */
             break;
         }
     }

@@ -45,6 +45,7 @@ struct ioh_coalesce {
     _Atomic uint32_t gen;          /* invalidation generation at the fill */
     _Atomic uint32_t slot;         /* the file's slot (ioh_coalesce_slot) */
     _Atomic uint32_t fgen;         /* the slot's generation at the fill */
+    _Atomic uint32_t back;         /* backward misses in a row (refill_start) */
     _Atomic uint32_t dead;         /* freed while a refill held it: whoever
                                       unlocks it pools it (ioh_coalesce_free) */
     uint32_t cap;                  /* block size */

@@ -2448,7 +2448,7 @@ static FILE *do_freopen(const char *path, const char *mode, FILE *f,
     enter(&c);
     errno = e0;
     FILE *r = freopen_rebinding(fn, path, mode, f, rb);
-    stream_truncated(path ? r : NULL, mode);
+    stream_truncated(r, mode);    /* a NULL path reopens the same file, "w" empties it */
     int err = errno;
     ioh_fd_rebind_end(rb);
     return stream_opened(r, err, &c, path != NULL, caller);

@@ -3,8 +3,9 @@
  * usage: coherence inproc FILE        writes by this process, every kind
  *        coherence inproc-maps FILE   stores through shared writable mappings
  *        coherence other FILE BLOCK   writes and a truncation by another process
- *        coherence truncopen FILE     FILE.0-2 emptied by open(O_TRUNC), creat,
- *                                     fopen("w") after reads: end of file
+ *        coherence truncopen FILE     FILE.0-3 emptied by open(O_TRUNC), creat,
+ *                                     fopen("w"), freopen(NULL, "w") after
+ *                                     reads: end of file
  *        coherence otherfile FILE OUT copy FILE to OUT in 64-byte reads and writes
  *        coherence follow FILE        read a growing file until a line "END"
  *
@@ -246,14 +247,15 @@ static int inproc(const char *path, int maps)
 
 /* ---- emptied by an open ------------------------------------------------ */
 
-/* PATH.0, PATH.1, PATH.2 (made by the script: this process writes nothing,
- * or it would not be coalesced at all): read the start of each, then empty
- * it with open(O_TRUNC), creat or fopen("w"), and read again: end of file.
+/* PATH.0 to PATH.3 (made by the script: this process writes nothing, or it
+ * would not be coalesced at all): read the start of each, then empty it
+ * with open(O_TRUNC), creat, fopen("w") or freopen(NULL, "w"), and read
+ * again: end of file.
  * (Found by a tester: a block served the emptied file's old bytes.) */
 static int truncopen(const char *path)
 {
-    static const char *const how[] = {"open-O_TRUNC", "creat", "fopen-w"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const how[] = {"open-O_TRUNC", "creat", "fopen-w", "freopen-NULL-w"};
+    for (int i = 0; i < 4; i++) {
         char name[4096];
         snprintf(name, sizeof name, "%s.%d", path, i);
         int fd = open(name, O_RDONLY);
@@ -267,10 +269,15 @@ static int truncopen(const char *path)
             close(open(name, O_WRONLY | O_TRUNC));
         } else if (i == 1) {
             close(creat(name, 0644));
-        } else {
+        } else if (i == 2) {
             FILE *f = fopen(name, "w");
             if (!f)
                 die("fopen %s", name);
+            fclose(f);
+        } else {                      /* reopens /proc/self/fd/N with O_TRUNC */
+            FILE *f = fopen(name, "r");
+            if (!f || !(f = freopen(NULL, "w", f)))
+                die("freopen %s", name);
             fclose(f);
         }
         ssize_t n = pread(fd, b, sizeof b, 200);
