@@ -1630,7 +1630,8 @@ IOH_EXPORT int execle(const char *path, const char *arg, ...)
 
 /* ... and writes of their destination: a regular file written by a kernel
  * copy has changed like one written by write() (defined with the writes). */
-static inline void changed_fd(int fd);
+static inline uint64_t write_mark(int fd);
+static inline void changed_fd(int fd, uint64_t mark);
 
 /* The source side of sendfile/copy_file_range/splice: an explicit offset
  * pointer leaves the descriptor's offset alone; NULL consumes it. */
@@ -1670,10 +1671,11 @@ IOH_EXPORT ssize_t sendfile(int out, int in, off_t *offp, size_t count)
     int64_t before = offp ? *offp : 0;
     int how = copy_source_enter(in, offp != NULL, &o);
     enter(&c);
+    uint64_t out_mark = write_mark(out);
     ssize_t r = ioh_real.sendfile(out, in, offp, count);
     int err = errno;
     if (r > 0)
-        changed_fd(out);
+        changed_fd(out, out_mark);
     int64_t off = copy_source_offset(in, o, offp ? &before : NULL, r, &c);
     fd_leave(o, how);
     record(IOH_OP_SENDFILE, in, o, off, count, result(r, err), (uint32_t)out, &c, CALLER());
@@ -1693,10 +1695,11 @@ IOH_EXPORT ssize_t sendfile64(int out, int in, off64_t *offp, size_t count)
     int64_t before = offp ? *offp : 0;
     int how = copy_source_enter(in, offp != NULL, &o);
     enter(&c);
+    uint64_t out_mark = write_mark(out);
     ssize_t r = ioh_real.sendfile64(out, in, offp, count);
     int err = errno;
     if (r > 0)
-        changed_fd(out);
+        changed_fd(out, out_mark);
     int64_t off = copy_source_offset(in, o, offp ? &before : NULL, r, &c);
     fd_leave(o, how);
     record(IOH_OP_SENDFILE, in, o, off, count, result(r, err), (uint32_t)out, &c, CALLER());
@@ -1718,10 +1721,11 @@ IOH_EXPORT ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *ou
     int64_t before = in_off ? *in_off : 0;
     int how = copy_source_enter(in, in_off != NULL, &o);
     enter(&c);
+    uint64_t out_mark = write_mark(out);
     ssize_t r = ioh_real.copy_file_range(in, in_off, out, out_off, len, flags);
     int err = errno;
     if (r > 0)
-        changed_fd(out);
+        changed_fd(out, out_mark);
     int64_t off = copy_source_offset(in, o, in_off ? &before : NULL, r, &c);
     fd_leave(o, how);
     record(IOH_OP_COPY_FILE_RANGE, in, o, off, len, result(r, err), (uint32_t)out, &c,
@@ -1744,10 +1748,11 @@ IOH_EXPORT ssize_t splice(int in, off64_t *in_off, int out, off64_t *out_off, si
     int64_t before = in_off ? *in_off : 0;
     int how = copy_source_enter(in, in_off != NULL, &o);
     enter(&c);
+    uint64_t out_mark = write_mark(out);
     ssize_t r = ioh_real.splice(in, in_off, out, out_off, len, flags);
     int err = errno;
     if (r > 0)
-        changed_fd(out);
+        changed_fd(out, out_mark);
     int64_t off = copy_source_offset(in, o, in_off ? &before : NULL, r, &c);
     fd_leave(o, how);
     record(IOH_OP_SPLICE, in, o, off, len, result(r, err), (uint32_t)out, &c, CALLER());
@@ -2493,7 +2498,18 @@ IOH_EXPORT int fclose(FILE *f)
  * sockets and terminals change no file and cost one lookup.
  */
 
-static inline void changed_fd(int fd)
+/* The rebind mark of fd before a write (fdtab.h), so that the write's file
+ * is known to be the one the table names after it; IOH_FD_REBIND_NONE when
+ * there is nothing to invalidate. */
+static inline uint64_t write_mark(int fd)
+{
+    if (ioh_tls.internal ||
+        atomic_load_explicit(&ioh_mode, memory_order_relaxed) != IOH_MODE_ACTIVE)
+        return IOH_FD_REBIND_NONE;
+    return ioh_fd_rebind_mark(fd);
+}
+
+static inline void changed_fd(int fd, uint64_t mark)
 {
     if (!ioh_tls.internal && atomic_load_explicit(&ioh_mode, memory_order_relaxed) ==
                                  IOH_MODE_ACTIVE) {
@@ -2502,10 +2518,12 @@ static inline void changed_fd(int fd)
         int saved = errno;
         struct ioh_ofd *o = ioh_fd_get(fd);
         errno = saved;
-        if (o && o->kind == IOH_FILE_REG)
+        /* The number rebound around the write (or a rebind in progress):
+         * the file written may not be the one the table names now. */
+        if (o && o->kind == IOH_FILE_REG && ioh_fd_rebind_same(fd, mark))
             ioh_pol_invalidate_file(o->dev, o->ino);
-        else if (!o || o->kind == IOH_FILE_BLK)
-            ioh_pol_invalidate();   /* unknown, or the disk under the files */
+        else if (!o || o->kind == IOH_FILE_REG || o->kind == IOH_FILE_BLK)
+            ioh_pol_invalidate();   /* unknown, rebound, or the disk under the files */
     }
 }
 
@@ -2518,44 +2536,49 @@ static inline void changed_any(void)
 
 IOH_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
+    uint64_t mark = write_mark(fd);
     ssize_t r = ioh_real.write ? ioh_real.write(fd, buf, n)
                                : raw_result(ioh_raw_write(fd, buf, n));
-    changed_fd(fd);
+    changed_fd(fd, mark);
     return r;
 }
 
 IOH_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
+    uint64_t mark = write_mark(fd);
     ssize_t r = ioh_real.pwrite64 ? ioh_real.pwrite64(fd, buf, n, off)
                                   : raw_result(ioh_raw4(SYS_pwrite64, fd, buf, n, off));
-    changed_fd(fd);
+    changed_fd(fd, mark);
     return r;
 }
 
 IOH_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 {
+    uint64_t mark = write_mark(fd);
     ssize_t r = ioh_real.pwrite64 ? ioh_real.pwrite64(fd, buf, n, off)
                                   : raw_result(ioh_raw4(SYS_pwrite64, fd, buf, n, off));
-    changed_fd(fd);
+    changed_fd(fd, mark);
     return r;
 }
 
 IOH_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
+    uint64_t mark = write_mark(fd);
     ssize_t r = ioh_real.writev ? ioh_real.writev(fd, iov, cnt)
                                 : raw_result(ioh_raw3(SYS_writev, fd, iov, cnt));
-    changed_fd(fd);
+    changed_fd(fd, mark);
     return r;
 }
 
 static ssize_t do_pwritev(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
 {
+    uint64_t mark = write_mark(fd);
     ssize_t r;
     if (ioh_real.pwritev64v2)
         r = ioh_real.pwritev64v2(fd, iov, cnt, off, flags);
     else
         r = raw_result(ioh_raw6(SYS_pwritev2, fd, (long)iov, cnt, (long)off, 0, flags));
-    changed_fd(fd);
+    changed_fd(fd, mark);
     return r;
 }
 
@@ -2581,17 +2604,19 @@ IOH_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t
 
 IOH_EXPORT int ftruncate(int fd, off_t len)
 {
+    uint64_t mark = write_mark(fd);
     int r = ioh_real.ftruncate64 ? ioh_real.ftruncate64(fd, len)
                                  : (int)raw_result(ioh_raw2(SYS_ftruncate, fd, len));
-    changed_fd(fd);
+    changed_fd(fd, mark);
     return r;
 }
 
 IOH_EXPORT int ftruncate64(int fd, off64_t len)
 {
+    uint64_t mark = write_mark(fd);
     int r = ioh_real.ftruncate64 ? ioh_real.ftruncate64(fd, len)
                                  : (int)raw_result(ioh_raw2(SYS_ftruncate, fd, len));
-    changed_fd(fd);
+    changed_fd(fd, mark);
     return r;
 }
 
@@ -2613,17 +2638,19 @@ IOH_EXPORT int truncate64(const char *path, off64_t len)
 
 IOH_EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
 {
+    uint64_t mark = write_mark(fd);
     int r = ioh_real.fallocate64 ? ioh_real.fallocate64(fd, mode, off, len)
                                  : (int)raw_result(ioh_raw4(SYS_fallocate, fd, mode, off, len));
-    changed_fd(fd);
+    changed_fd(fd, mark);
     return r;
 }
 
 IOH_EXPORT int fallocate64(int fd, int mode, off64_t off, off64_t len)
 {
+    uint64_t mark = write_mark(fd);
     int r = ioh_real.fallocate64 ? ioh_real.fallocate64(fd, mode, off, len)
                                  : (int)raw_result(ioh_raw4(SYS_fallocate, fd, mode, off, len));
-    changed_fd(fd);
+    changed_fd(fd, mark);
     return r;
 }
 
