@@ -214,26 +214,18 @@ static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t 
             copied = 1;
             continue;
         }
-        /* Big enough to go straight to the kernel, or someone else is
-         * refilling: read directly. */
+        /* Big enough to go straight to the kernel (-EBUSY too), or a
+         * refill. */
         int64_t want = at + (int64_t)got;
         int64_t start = refill_start(cb, want, n - got);
         long r = n - got >= cb->cap ? -EBUSY : block_refill(cb, fd, o, mark, start);
-        if (r == -EBUSY) {
-            r = direct(fd, dst + got, n - got, at + (int64_t)got);
-            if (r <= 0) {
-                last = r;
-                break;
-            }
-            got += (size_t)r;
-            continue;
-        }
-        *refilled = 1;
-        if (r > 0 && r <= want - start) {
-            /* A backward refill that stopped short of `want`: the end of
-             * the file, or a short read (FUSE direct_io, a signal): the
-             * kernel answers at `want` itself. */
-            r = direct(fd, dst + got, n - got, at + (int64_t)got);
+        if (r != -EBUSY)
+            *refilled = 1;
+        /* Someone else refilling, or a backward refill that stopped short
+         * of `want` (the end of the file, or a short read: FUSE direct_io,
+         * a signal): the kernel answers at `want` itself. */
+        if (r == -EBUSY || (r > 0 && r <= want - start)) {
+            r = direct(fd, dst + got, n - got, want);
             if (r <= 0) {
                 last = r;
                 break;
