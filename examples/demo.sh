@@ -24,8 +24,10 @@ echo "== tracing: tac (reads backwards), sort (stdio), head+cat sharing one desc
 echo
 echo "== what was recorded (iohint dump, first lines of each process that read the file)"
 for t in "$work"/traces/*.iohtrace; do
-    if "$iohint" dump --no-header "$t" | grep -q "data.txt"; then
-        "$iohint" dump "$t" | grep -v '^# site' | head -n 12
+    # (sed and grep >/dev/null read all of dump's output: a reader that stops
+    # early would kill dump with SIGPIPE, which pipefail turns into an error.)
+    if "$iohint" dump --no-header "$t" | grep "data.txt" >/dev/null; then
+        "$iohint" dump "$t" | grep -v '^# site' | sed -n '1,12p'
         echo "   ... $("$iohint" dump --no-header "$t" | wc -l) events in all"
         echo
     fi
