@@ -1138,6 +1138,10 @@ static void print_table(const struct compare *c, FILE *o)
         fprintf(o, ")\n");
         if (c->ref_status)
             fprintf(o, "  note: the command exited with status %d in every run\n", c->ref_status);
+        for (int k = 0; k < c->noutputs; k++)
+            if (c->ref_out_missing[k])
+                fprintf(o, "  note: no run wrote %s (-o): nothing of it was compared\n",
+                        c->outputs[k]);
     } else {
         fprintf(o, "\n  *** RESULTS DIFFER: %d mismatch%s; a variant that changes the output "
                    "cannot be trusted ***\n", c->nmm, c->nmm == 1 ? "" : "es");

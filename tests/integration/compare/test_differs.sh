@@ -102,4 +102,12 @@ assert v["sequential"]["identical"] is False and v["no shim (baseline)"]["identi
 assert any("sequential, run 1" in m for m in d["mismatches"])
 PY
 rm -rf "$(sed -n 's/^iohint compare: files kept in //p' "$T/json.err")"
+
+# An -o file no run writes is said so, not counted as compared (found by a
+# tester: "identical ... 1 output file").
+"$IOHINT" compare --hot -n 1 --no-baseline -p none -o "$T/never.txt" -- true >"$T/never.out" 2>&1 ||
+    { show "$T/never.out"; fail "compare with an unwritten -o file failed"; }
+grep -q "no run wrote $T/never.txt" "$T/never.out" ||
+    { show "$T/never.out"; fail "compare did not say that no run wrote the -o file"; }
+CASES=$((CASES + 1))
 done_ok
