@@ -10,7 +10,7 @@ static const struct {
     int (*fn)(int, char **);
     const char *summary;
 } g_cmds[] = {
-    {"run", ioh_cmd_run, "run [-o DIR] [--no-trace] [-p POLICY] [-s] -- CMD [ARGS...]  trace a program, apply a policy"},
+    {"run", ioh_cmd_run, "run [-o DIR] [--no-trace] [-p POLICY] [-s] [-q] -- CMD [ARGS...]  trace a program, apply a policy"},
     {"dump", ioh_cmd_dump, "dump [--no-header] TRACE|DIR...                  print a trace"},
     {"analyze", ioh_cmd_analyze, "analyze [--json] [--html FILE] [--top N] [--all] TRACE|DIR...  explain the reads"},
     {"export", ioh_cmd_export, "export --format fio|perfetto|csv [-o FILE] TRACE|DIR...  convert"},
