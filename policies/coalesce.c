@@ -180,7 +180,11 @@ static int64_t refill_start(struct ioh_coalesce *cb, int64_t at, size_t n)
     int64_t off = atomic_load_explicit(&cb->off, memory_order_relaxed);
     uint32_t len = atomic_load_explicit(&cb->len, memory_order_relaxed);
     int64_t end = at + (int64_t)n;
-    if (len == 0 || end > off || off - end >= (int64_t)cb->cap) {
+    /* Backward: the read starts before the block and ends at most a block
+     * before it or inside it (a read straddling the block's start is one
+     * of a backward reader's too: it reset the count; found by review). */
+    if (len == 0 || at >= off || off - end >= (int64_t)cb->cap ||
+        end > off + (int64_t)len) {
         atomic_store_explicit(&cb->back, 0, memory_order_relaxed);
         return at;
     }
@@ -224,7 +228,9 @@ static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t 
         /* Someone else refilling, or a backward refill that stopped short
          * of `want` (the end of the file, or a short read: FUSE direct_io,
          * a signal): the kernel answers at `want` itself. */
-        if (r == -EBUSY || (r > 0 && r <= want - start)) {
+        if (r == -EBUSY || (start < want && r <= want - start)) {
+            /* (An error of a backward refill is the kernel's answer to a
+             * read the program did not make: ask again at `want`.) */
             r = direct(fd, dst + got, n - got, want);
             if (r <= 0) {
                 last = r;

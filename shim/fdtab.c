@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <string.h>
@@ -66,10 +67,42 @@ static void fd_unlock(void)
     ioh_spin_unlock(&g_fd.lock_owner);
 }
 
+/* A thread cancelled (or ended by pthread_exit in a signal handler) inside
+ * a lazy read's pread never returns to let its lazy count go, and every
+ * later sync of the description would wait the full 200 ms for it. The read
+ * it is in is kept in ioh_tls.lazy_in, and a thread-specific key's
+ * destructor, which glibc runs after a cancellation's unwinding, lets it
+ * go. A key, made here once, rather than __cxa_thread_atexit_impl on the
+ * first lazy read: that one takes the loader's lock and allocates, so a
+ * read in a thread a dlopen'd constructor waits for, or in a signal handler
+ * that interrupted malloc, hung (found by review). A key below 32 takes no
+ * lock and allocates nothing in pthread_setspecific. */
+_Atomic int ioh__lagged;
+
+static pthread_key_t g_lazy_key;
+static int g_lazy_key_ok;
+
+static void lazy_thread_exit(void *arg)
+{
+    (void)arg;
+    struct ioh_ofd *o = ioh_tls.lazy_in;
+    ioh_tls.lazy_in = NULL;
+    if (o)
+        ioh_ofd_put(o, IOH_USE_LAZY); /* nothing claimed yet: the count is all */
+}
+
+void ioh__lazy_thread_register(void)
+{
+    ioh_tls.lazy_exit_set = 1;
+    if (g_lazy_key_ok)
+        pthread_setspecific(g_lazy_key, (void *)1);
+}
+
 void ioh_fdtab_init(void)
 {
     uint32_t zero = 0;
     atomic_compare_exchange_strong(&g_fd.next_file_id, &zero, 1);
+    g_lazy_key_ok = pthread_key_create(&g_lazy_key, lazy_thread_exit) == 0 && g_lazy_key < 32;
 }
 
 struct ioh_fdent *ioh__fd_entry_create(int fd)

@@ -87,6 +87,9 @@ struct ioh_fdent {
 };
 
 void ioh_fdtab_init(void);
+/* The calling thread's lazy reads are let go if it ends inside one
+ * (ioh_tls.lazy_in; fdtab.c). Once per thread; async-signal-safe. */
+void ioh__lazy_thread_register(void);
 
 #define IOH_FD_PAGE_BITS 10
 #define IOH_FD_PAGE_SIZE (1u << IOH_FD_PAGE_BITS)
@@ -273,11 +276,17 @@ static inline void ioh_ofd_lazy_end(struct ioh_ofd *o)
 }
 
 /* A lazy read or seek is about to leave the kernel offset behind. */
+/* Set once any description has lagged in this process: until then no
+ * kernel offset needs a sync (sendmsg looks no further). */
+extern _Atomic int ioh__lagged;
+
 static inline void ioh_ofd_mark_lagging(struct ioh_ofd *o)
 {
     if (!atomic_load_explicit(&o->lagging, memory_order_relaxed)) {
         int exact = 0;
         atomic_compare_exchange_strong(&o->lagging, &exact, 1);
+        if (!atomic_load_explicit(&ioh__lagged, memory_order_relaxed))
+            atomic_store(&ioh__lagged, 1);
     }
 }
 

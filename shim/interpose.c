@@ -396,36 +396,15 @@ static inline const struct ioh_real *real(void)
  * IOH_READ_REBOUND if `check` and fd was rebound since `mark` (fdtab.h).
  * The pread is libc's, a cancellation point (a read blocked on FUSE or NFS
  * must stay cancellable; lazy_pread). */
-/* A thread cancelled (or ended by pthread_exit in a signal handler) inside
- * a lazy read's pread never returns to let its lazy count go: every later
- * sync of the description would wait the full 200 ms for it. The read it is
- * in is kept in TLS, and a TLS destructor of the thread, which glibc runs
- * after a cancellation's unwinding, lets it go. (A cleanup handler would do
- * the same for a sigsetjmp on every read, 12 ns, in C.) */
-extern int __cxa_thread_atexit_impl(void (*fn)(void *), void *obj, void *dso)
-    __attribute__((weak));
-extern void *__dso_handle;
-
-static void lazy_thread_exit(void *arg)
-{
-    (void)arg;
-    struct ioh_ofd *o = ioh_tls.lazy_in;
-    ioh_tls.lazy_in = NULL;
-    if (o)
-        ioh_ofd_put(o, IOH_USE_LAZY); /* nothing claimed yet: the count is all */
-}
-
-/* (A signal handler's lazy read inside ours ends with lazy_in NULL: a
- * cancellation in ours after the handler returned leaves the count up, as
- * before this existed. Keeping the outer one cost 7 ns a read.) */
+/* The read a thread is in, for the thread-exit hook that lets a cancelled
+ * one go (fdtab.c, ioh__lazy_thread_register). (A signal handler's lazy
+ * read inside ours ends with lazy_in NULL: a cancellation in ours after the
+ * handler returned leaves the count up, as before this existed. Keeping the
+ * outer one cost 7 ns a read.) */
 static inline void lazy_enter(struct ioh_ofd *o)
 {
-    /* Registered once per thread, outside signal handlers (it allocates). */
-    if (__builtin_expect(!ioh_tls.lazy_exit_set, 0) && ioh_tls.depth == 1 &&
-        __cxa_thread_atexit_impl) {
-        ioh_tls.lazy_exit_set = 1;
-        __cxa_thread_atexit_impl(lazy_thread_exit, NULL, &__dso_handle);
-    }
+    if (__builtin_expect(!ioh_tls.lazy_exit_set, 0))
+        ioh__lazy_thread_register();
     ioh_tls.lazy_in = o;
 }
 
@@ -1486,14 +1465,14 @@ static void exec_event(int64_t ret, void *caller)
     enter(&c);
     ioh_fdtab_share_all();
     ioh_fdtab_sync_all();
-    record_proc(IOH_OP_EXEC, ret, &c, caller);
     /* The new image starts a trace of its own: this one's unused tail goes
      * back to the disk (a shell's fork child about to exec), and comes back
-     * if the exec failed. */
+     * if the exec failed, before this event is written. */
+    if (ret != 0)
+        ioh_trace_untrim();
+    record_proc(IOH_OP_EXEC, ret, &c, caller);
     if (ret == 0)
         ioh_trace_trim_for_exec();
-    else
-        ioh_trace_untrim();
     leave();
 }
 
@@ -1509,7 +1488,7 @@ IOH_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     exec_event(0, CALLER());
     if (!ioh_real.execve)
-        return (int)raw_result(ioh_raw3(SYS_execve, path, argv, envp));
+        return exec_failed((int)raw_result(ioh_raw3(SYS_execve, path, argv, envp)), CALLER());
     return exec_failed(ioh_real.execve(path, argv, envp), CALLER());
 }
 
@@ -2700,40 +2679,60 @@ IOH_EXPORT int setns(int fd, int nstype)
 /* The receiver shares the description and its offset, as a child after fork
  * does: put each passed descriptor's kernel offset where the program is,
  * and never keep it lazily again (before, the receiver read from where the
- * shim had left the kernel offset: found by a tester). The message is the
- * program's and may be bad (the kernel answers EFAULT or EINVAL): it is
- * read through process_vm_readv, which fails where a load would crash, and
- * walked with the kernel's checks (found by review). */
-static int copy_in(void *dst, const void *src, size_t n)
+ * shim had left the kernel offset: found by a tester). Only once some
+ * description has lagged (nothing to sync before: no cost to a program
+ * that only talks to sockets). The message is the program's and may be bad
+ * (the kernel answers EFAULT or EINVAL): it is read through
+ * process_vm_readv, which fails where a load would crash, in small pieces
+ * on the stack, and walked with the kernel's checks (found by review). If
+ * that call is not allowed (seccomp, a container), every description is
+ * shared and synced, as at a fork. */
+static long copy_in(void *dst, const void *src, size_t n)
 {
     struct iovec local = {dst, n}, remote = {(void *)src, n};
-    return ioh_raw6(SYS_process_vm_readv, ioh_raw_getpid(), (long)&local, 1, (long)&remote, 1,
-                    0) == (long)n;
+    long r = ioh_raw6(SYS_process_vm_readv, ioh_tid(), (long)&local, 1, (long)&remote, 1, 0);
+    return r == (long)n ? 0 : r < 0 ? r : -EFAULT;
 }
 
-static void share_passed(const struct msghdr *mp)
+/* 0 when done (or when the kernel will refuse the message), -1 when the
+ * message could not be read for another reason. */
+static int share_passed_fds(const struct msghdr *mp)
 {
     struct msghdr m;
-    if (!copy_in(&m, mp, sizeof m) || !m.msg_control || m.msg_controllen < sizeof(struct cmsghdr))
-        return;
-    static _Thread_local char ctl[4096] __attribute__((aligned(8), tls_model("initial-exec")));
-    size_t len = m.msg_controllen < sizeof ctl ? m.msg_controllen : sizeof ctl;
-    if (!copy_in(ctl, m.msg_control, len))
-        return;
-    for (size_t at = 0; at + sizeof(struct cmsghdr) <= len;) {
+    long e = copy_in(&m, mp, sizeof m);
+    if (e)
+        return e == -EFAULT ? 0 : -1;
+    const char *ctl = m.msg_control;
+    size_t len = m.msg_controllen;
+    for (size_t at = 0; ctl && at + sizeof(struct cmsghdr) <= len;) {
         struct cmsghdr c;
-        memcpy(&c, ctl + at, sizeof c);
+        if ((e = copy_in(&c, ctl + at, sizeof c)))
+            return e == -EFAULT ? 0 : -1;
         if (c.cmsg_len < sizeof c || c.cmsg_len > len - at)
-            break;                    /* the kernel says EINVAL */
+            return 0;                 /* the kernel says EINVAL */
         if (c.cmsg_level == SOL_SOCKET && c.cmsg_type == SCM_RIGHTS) {
             size_t n = (c.cmsg_len - CMSG_LEN(0)) / sizeof(int);
-            for (size_t i = 0; i < n; i++) {
-                int fd;
-                memcpy(&fd, ctl + at + CMSG_LEN(0) + i * sizeof fd, sizeof fd);
-                share_description(fd);
+            int fds[64];
+            for (size_t i = 0; i < n; i += 64) {
+                size_t k = n - i < 64 ? n - i : 64;
+                if ((e = copy_in(fds, ctl + at + CMSG_LEN(0) + i * sizeof(int), k * sizeof(int))))
+                    return e == -EFAULT ? 0 : -1;
+                for (size_t j = 0; j < k; j++)
+                    share_description(fds[j]);
             }
         }
         at += CMSG_ALIGN(c.cmsg_len);
+    }
+    return 0;
+}
+
+static void share_passed(const struct msghdr *m)
+{
+    if (!atomic_load_explicit(&ioh__lagged, memory_order_relaxed))
+        return;
+    if (share_passed_fds(m) < 0) {
+        ioh_fdtab_share_all();
+        ioh_fdtab_sync_all();
     }
 }
 
