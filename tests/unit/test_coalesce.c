@@ -568,19 +568,30 @@ static void unproven_buffers_go_to_the_kernel(void **state)
     close(fd);
 }
 
+/* o with a block, for fd (a fresh descriptor of the test file), and a
+ * buffer the kernel is taken to have written. */
+static struct ioh_coalesce *block_for(int *fd, struct ioh_ofd *o, void *buf, size_t n)
+{
+    *fd = open(g_path, O_RDONLY);
+    assert_true(*fd >= 0);
+    ofd_init(o);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    assert_non_null(cb);
+    atomic_store(&o->cb, cb);             /* as engine.c does */
+    ioh_coalesce_buf_seen(buf, n);
+    return cb;
+}
+
 /* A reader going backwards (tac, tail: each read ends where the last one
  * began) gets blocks that end with its read: one refill serves the next
  * BLOCK / 100 reads, down to offset 0. */
 static void backward_reads_fill_backwards(void **state)
 {
     (void)state;
-    int fd = open(g_path, O_RDONLY);
+    int fd;
     struct ioh_ofd o;
-    ofd_init(&o);
-    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
-    atomic_store(&o.cb, cb);
     char buf[100];
-    ioh_coalesce_buf_seen(buf, sizeof buf);
+    struct ioh_coalesce *cb = block_for(&fd, &o, buf, sizeof buf);
     int err;
     struct ioh_coalesce_stats s0, s1;
     ioh_coalesce_stats(&s0);
@@ -611,13 +622,10 @@ static void backward_reads_fill_backwards(void **state)
 static void lookback_reads_stay_forward(void **state)
 {
     (void)state;
-    int fd = open(g_path, O_RDONLY);
+    int fd;
     struct ioh_ofd o;
-    ofd_init(&o);
-    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
-    atomic_store(&o.cb, cb);
     char buf[64];
-    ioh_coalesce_buf_seen(buf, sizeof buf);
+    struct ioh_coalesce *cb = block_for(&fd, &o, buf, sizeof buf);
     int err;
     struct ioh_coalesce_stats s0, s1;
     ioh_coalesce_stats(&s0);
