@@ -2,6 +2,8 @@
 #include "callsite.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -112,6 +114,141 @@ static void capture(struct site *s, void *caller)
     atomic_store_explicit(&s->ready, 1, memory_order_release);
 }
 
+/* ---- naming a frame without the loader's lock ----
+ *
+ * dladdr takes the lock dlopen holds while it runs a library's
+ * constructors: a constructor that waits for a thread whose read is a new
+ * call site hung. dl_iterate_phdr takes another lock, which dlopen holds
+ * only while it links the new library into the list. So a frame's module
+ * comes from dl_iterate_phdr, and its symbol from the module's own dynamic
+ * symbol table (the one dladdr searches), every pointer in it checked to
+ * lie inside the module's loaded segments before it is read. */
+struct frame_name {
+    uintptr_t pc;
+    const char *mod, *sym;
+    uintptr_t base, saddr;
+};
+
+/* Is [p, p + n) inside one of the module's loaded segments? */
+static int in_module(const struct dl_phdr_info *info, uintptr_t p, size_t n)
+{
+    if (p + n < p)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && p >= lo && p + n <= lo + ph->p_memsz)
+            return 1;
+    }
+    return 0;
+}
+
+/* A d_ptr of the dynamic section: ld.so made most of them absolute; those
+ * it did not (the vDSO's) are relative to the load address. */
+static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) v)
+{
+    return in_module(info, (uintptr_t)v, 1) ? (uintptr_t)v : info->dlpi_addr + (uintptr_t)v;
+}
+
+/* How many entries the dynamic symbol table has: from DT_HASH's chain
+ * count, or from DT_GNU_HASH's last chain. 0 if unknown. */
+static size_t dynsym_count(const struct dl_phdr_info *info, uintptr_t hash, uintptr_t gnu)
+{
+    if (hash && in_module(info, hash, 8))
+        return ((const uint32_t *)hash)[1];
+    if (!gnu || !in_module(info, gnu, 16))
+        return 0;
+    const uint32_t *w = (const uint32_t *)gnu;
+    uint32_t nbuckets = w[0], symoffset = w[1], bloom = w[2];
+    const uint32_t *buckets = w + 4 + bloom * (sizeof(ElfW(Addr)) / 4);
+    if (!in_module(info, (uintptr_t)buckets, (size_t)nbuckets * 4))
+        return 0;
+    uint32_t last = 0;
+    for (uint32_t b = 0; b < nbuckets; b++)
+        if (buckets[b] > last)
+            last = buckets[b];
+    if (last < symoffset)
+        return symoffset;
+    const uint32_t *chain = buckets + nbuckets;
+    for (uint32_t i = last;; i++) {
+        const uint32_t *c = chain + (i - symoffset);
+        if (!in_module(info, (uintptr_t)c, 4))
+            return 0;
+        if (*c & 1)
+            return (size_t)i + 1;
+    }
+}
+
+static void name_symbol(const struct dl_phdr_info *info, struct frame_name *f)
+{
+    const ElfW(Dyn) *dyn = NULL;
+    size_t ndyn = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) {
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+            ndyn = info->dlpi_phdr[i].p_memsz / sizeof *dyn;
+        }
+    if (!dyn || !in_module(info, (uintptr_t)dyn, ndyn * sizeof *dyn))
+        return;
+    uintptr_t symtab = 0, strtab = 0, hash = 0, gnu = 0;
+    size_t strsz = 0;
+    for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
+        switch (dyn[i].d_tag) {
+        case DT_SYMTAB: symtab = dyn_ptr(info, dyn[i].d_un.d_ptr); break;
+        case DT_STRTAB: strtab = dyn_ptr(info, dyn[i].d_un.d_ptr); break;
+        case DT_STRSZ: strsz = dyn[i].d_un.d_val; break;
+        case DT_HASH: hash = dyn_ptr(info, dyn[i].d_un.d_ptr); break;
+        case DT_GNU_HASH: gnu = dyn_ptr(info, dyn[i].d_un.d_ptr); break;
+        default: break;
+        }
+    }
+    size_t n = dynsym_count(info, hash, gnu);
+    if (!symtab || !strtab || !strsz || !n || !in_module(info, strtab, strsz) ||
+        !in_module(info, symtab, n * sizeof(ElfW(Sym))))
+        return;
+    const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab;
+    const char *str = (const char *)strtab;
+    const ElfW(Sym) *best = NULL;
+    uintptr_t best_addr = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ElfW(Sym) *y = &sym[i];
+        int type = ELF64_ST_TYPE(y->st_info);
+        if (y->st_shndx == SHN_UNDEF || !y->st_value || y->st_name >= strsz ||
+            (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE &&
+             type != STT_GNU_IFUNC))
+            continue;
+        uintptr_t a = info->dlpi_addr + y->st_value;
+        /* As dladdr: the symbol covering pc, else the closest below it of
+         * size 0. */
+        if (a <= f->pc && (f->pc < a + y->st_size || (y->st_size == 0 && a >= best_addr)) &&
+            (!best || a >= best_addr)) {
+            best = y;
+            best_addr = a;
+        }
+    }
+    if (best && memchr(str + best->st_name, '\0', strsz - best->st_name)) {
+        f->sym = str + best->st_name;
+        f->saddr = best_addr;
+    }
+}
+
+static int name_frame_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct frame_name *f = arg;
+    if (!in_module(info, f->pc, 1))
+        return 0;
+    /* The main program's name is "" here; dladdr gave argv[0]. */
+    f->mod = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : program_invocation_name;
+    uintptr_t lowest = UINTPTR_MAX;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD && info->dlpi_phdr[i].p_vaddr < lowest)
+            lowest = info->dlpi_phdr[i].p_vaddr;
+    f->base = info->dlpi_addr + (lowest == UINTPTR_MAX ? 0 : (lowest & ~(uintptr_t)0xfff));
+    name_symbol(info, f);
+    return 1;
+}
+
 static void announce(uint32_t id, struct site *s, uint64_t t)
 {
     (void)t;
@@ -120,20 +257,20 @@ static void announce(uint32_t id, struct site *s, uint64_t t)
     if (seen == gen || !atomic_load_explicit(&s->ready, memory_order_acquire) ||
         !atomic_compare_exchange_strong(&s->announced, &seen, gen))
         return;
-    /* Resolve frames first (dladdr) to size the record. */
+    /* Name the frames first (name_frame_cb) to size the record. */
     struct { const char *mod, *sym; uintptr_t base, saddr; uint16_t mlen, slen; } fr[MAX_FRAMES];
     size_t size = sizeof(struct ioh_rec_site);
     ioh_sigset saved;
     ioh_internal_begin(&saved);
     for (uint32_t i = 0; i < s->nframes; i++) {
-        Dl_info info;
         memset(&fr[i], 0, sizeof fr[i]);
         /* A return address points after the call; look up the call itself. */
-        if (dladdr((void *)(s->frames[i] - 1), &info)) {
-            fr[i].mod = info.dli_fname;
-            fr[i].base = (uintptr_t)info.dli_fbase;
-            fr[i].sym = info.dli_sname;
-            fr[i].saddr = (uintptr_t)info.dli_saddr;
+        struct frame_name f = {.pc = s->frames[i] - 1};
+        if (dl_iterate_phdr(name_frame_cb, &f)) {
+            fr[i].mod = f.mod;
+            fr[i].base = f.base;
+            fr[i].sym = f.sym;
+            fr[i].saddr = f.saddr;
         }
         size_t ml = fr[i].mod ? strlen(fr[i].mod) : 0;
         size_t sl = fr[i].sym ? strlen(fr[i].sym) : 0;

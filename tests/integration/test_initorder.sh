@@ -10,9 +10,8 @@ source "$(dirname "$0")/lib.sh"
 
 # A dlopen'd plugin's constructor waits for a thread that reads: its reads
 # run while dlopen holds the loader's lock (the shim once took that lock on
-# a thread's first lazy read: hung). Same output, under auto, and traced
-# without call sites: with them, naming a new call site takes that lock
-# (dladdr) and hangs (docs/shim.md, "Call sites": known, not fixed).
+# a thread's first lazy read: hung; and naming a new call site with dladdr
+# took it too: hung). Same output, under auto, and traced with call sites.
 make_text "$T/plugin.txt" 1000
 plugin=$(dirname "$PROGS/dlopen_thread")/libdlopen_thread_lib.so
 [[ -f $plugin ]] || plugin=$(dirname "$PROGS/dlopen_thread")/dlopen_thread_lib.so
@@ -20,7 +19,7 @@ export DLOPEN_FILE=$T/plugin.txt
 "$PROGS/dlopen_thread" "$plugin" >"$T/dl.plain" 2>&1 || { show "$T/dl.plain"; fail "dlopen_thread without the shim"; }
 for policy in auto trace; do
     env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY="$policy")
-    [[ $policy != trace ]] || { mkdir -p "$T/dl.trace"; env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_TRACE_DIR="$T/dl.trace" IOHINT_CALLSITES=0); }
+    [[ $policy != trace ]] || { mkdir -p "$T/dl.trace"; env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_TRACE_DIR="$T/dl.trace" IOHINT_CALLSITES=1); }
     rc=0
     env "${env[@]}" timeout -k 2 20 "$PROGS/dlopen_thread" "$plugin" >"$T/dl.shim" 2>&1 || rc=$?
     [[ $rc -ne 124 && $rc -ne 137 ]] || fail "dlopen_thread under $policy: hung"
