@@ -2,7 +2,8 @@
  *
  * The first time a return address is seen, the stack above it is captured
  * once with libunwind (unw_backtrace) and written to the trace as a site
- * record (module + offset + symbol per frame, resolved with dladdr); after
+ * record (module + offset + symbol per frame, named from dl_iterate_phdr and
+ * the module's dynamic symbols, never dladdr: callsite.c); after
  * that the id costs one hash probe. libunwind's own reads and writes happen
  * with the thread's `internal` flag set, so our wrappers pass them through
  * untraced and undisturbed. The table is fixed (4096 sites); sites beyond it
