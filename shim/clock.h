@@ -57,7 +57,7 @@ static inline uint64_t ioh_clock_rate(void)
 }
 
 /* Ticks to CLOCK_MONOTONIC ns using the anchor; re-anchors after ~1 s. */
-static inline uint64_t ioh_clock_to_ns(struct ioh_clock_anchor *a, uint64_t ticks)
+static inline __attribute__((always_inline)) uint64_t ioh_clock_to_ns(struct ioh_clock_anchor *a, uint64_t ticks)
 {
 #if IOH_CLOCK_TSC
     if (__builtin_expect(a->ns == 0 || ticks - a->tsc > (1ull << 32), 0))
@@ -78,7 +78,7 @@ static inline uint64_t ioh_clock_to_ns(struct ioh_clock_anchor *a, uint64_t tick
 }
 
 /* Duration in ns between two tick readings. */
-static inline uint64_t ioh_clock_dur(uint64_t t0, uint64_t t1)
+static inline __attribute__((always_inline)) uint64_t ioh_clock_dur(uint64_t t0, uint64_t t1)
 {
 #if IOH_CLOCK_TSC
     if (t1 <= t0)

@@ -122,7 +122,7 @@ static inline void *ioh_trace_reserve(size_t bytes)
  * may then refer to that one (a compact event). One compare-and-exchange on
  * the cursor word, which a signal handler cannot split, decides. NULL when the
  * record must be written in full instead. */
-static inline void *ioh_trace_reserve_next(uint64_t end, size_t bytes)
+static inline __attribute__((always_inline)) void *ioh_trace_reserve_next(uint64_t end, size_t bytes)
 {
     struct ioh_thread *t = &ioh_tls;
     uint32_t pos = (uint32_t)end;
@@ -148,7 +148,7 @@ static inline void *ioh_trace_reserve_next(uint64_t end, size_t bytes)
 }
 
 /* The cursor value just after `bytes` of record at `rec`. */
-static inline uint64_t ioh_trace_cursor_after(const void *rec, size_t bytes)
+static inline __attribute__((always_inline)) uint64_t ioh_trace_cursor_after(const void *rec, size_t bytes)
 {
     uint64_t off = (uint64_t)((const char *)rec - (const char *)ioh_trace.hdr);
     uint64_t seg = off >> IOH_SEG_SHIFT;
@@ -157,7 +157,7 @@ static inline uint64_t ioh_trace_cursor_after(const void *rec, size_t bytes)
 }
 
 /* Publish a record written into space from ioh_trace_reserve. */
-static inline void ioh_trace_commit(void *rec, size_t bytes)
+static inline __attribute__((always_inline)) void ioh_trace_commit(void *rec, size_t bytes)
 {
     struct ioh_seg_header *seg =
         (struct ioh_seg_header *)((uintptr_t)rec & ~(uintptr_t)(IOH_SEG_SIZE - 1));
