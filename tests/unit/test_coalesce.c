@@ -91,6 +91,20 @@ static void ofd_init(struct ioh_ofd *o)
     atomic_store(&o->lagging, 0);
 }
 
+/* o with a block, for fd (a fresh descriptor of the test file), and a
+ * buffer the kernel is taken to have written. */
+static struct ioh_coalesce *block_for(int *fd, struct ioh_ofd *o, void *buf, size_t n)
+{
+    *fd = open(g_path, O_RDONLY);
+    assert_true(*fd >= 0);
+    ofd_init(o);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    assert_non_null(cb);
+    atomic_store(&o->cb, cb);             /* as engine.c does */
+    ioh_coalesce_buf_seen(buf, n);
+    return cb;
+}
+
 static off_t kernel_offset(int fd)
 {
     return lseek(fd, 0, SEEK_CUR);
@@ -153,14 +167,10 @@ static void full_reads_until_eof(void **state)
 static void big_reads_go_direct(void **state)
 {
     (void)state;
-    int fd = open(g_path, O_RDONLY);
+    int fd;
     struct ioh_ofd o;
-    ofd_init(&o);
-    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
-    atomic_store(&o.cb, cb);                  /* as engine.c does */
-    assert_non_null(cb);
     unsigned char *buf = malloc(3 * BLOCK);
-    ioh_coalesce_buf_seen(buf, 3 * BLOCK);   /* a buffer the kernel wrote */
+    struct ioh_coalesce *cb = block_for(&fd, &o, buf, 3 * BLOCK);
     struct ioh_coalesce_stats s0, s1;
     ioh_coalesce_stats(&s0);
     int err;
@@ -185,13 +195,10 @@ static void big_reads_go_direct(void **state)
 static void pread_semantics(void **state)
 {
     (void)state;
-    int fd = open(g_path, O_RDONLY);
+    int fd;
     struct ioh_ofd o;
-    ofd_init(&o);
-    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
-    atomic_store(&o.cb, cb);                  /* as engine.c does */
     unsigned char buf[5000];
-    ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
+    struct ioh_coalesce *cb = block_for(&fd, &o, buf, sizeof buf);
     int err = 0;
     uint64_t offs[] = {0, 1, BLOCK - 10, BLOCK, 3 * BLOCK + 5, FSIZE - 4999, FSIZE - 3, 77};
     for (size_t i = 0; i < sizeof offs / sizeof offs[0]; i++) {
@@ -321,13 +328,10 @@ static void invalidation_generation(void **state)
 static void busy_block_reads_directly(void **state)
 {
     (void)state;
-    int fd = open(g_path, O_RDONLY);
+    int fd;
     struct ioh_ofd o;
-    ofd_init(&o);
-    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
-    atomic_store(&o.cb, cb);                  /* as engine.c does */
     unsigned char buf[1000];
-    ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
+    struct ioh_coalesce *cb = block_for(&fd, &o, buf, sizeof buf);
     int err;
     int64_t at;
     assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 100, &err, &at), 100);
@@ -436,13 +440,10 @@ static void pooled_blocks_start_empty(void **state)
 static void rebound_reads_keep_nothing(void **state)
 {
     (void)state;
-    int fd = open(g_path, O_RDONLY);
+    int fd;
     struct ioh_ofd o;
-    ofd_init(&o);
-    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
-    atomic_store(&o.cb, cb);
     char buf[100];
-    ioh_coalesce_buf_seen(buf, sizeof buf);
+    struct ioh_coalesce *cb = block_for(&fd, &o, buf, sizeof buf);
     int err;
     /* A number being rebound gives no mark: the wrapper leaves blocks alone. */
     struct ioh_fdent *e = ioh_fd_rebind_begin(fd);
@@ -566,20 +567,6 @@ static void unproven_buffers_go_to_the_kernel(void **state)
     free(b);
     ioh_coalesce_free(cb);
     close(fd);
-}
-
-/* o with a block, for fd (a fresh descriptor of the test file), and a
- * buffer the kernel is taken to have written. */
-static struct ioh_coalesce *block_for(int *fd, struct ioh_ofd *o, void *buf, size_t n)
-{
-    *fd = open(g_path, O_RDONLY);
-    assert_true(*fd >= 0);
-    ofd_init(o);
-    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
-    assert_non_null(cb);
-    atomic_store(&o->cb, cb);             /* as engine.c does */
-    ioh_coalesce_buf_seen(buf, n);
-    return cb;
 }
 
 /* A reader going backwards (tac, tail: each read ends where the last one
