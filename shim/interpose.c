@@ -389,13 +389,6 @@ static inline const struct ioh_real *real(void)
 /* ------------------------------------------------------------------------ */
 /* read, pread, readv, preadv                                                */
 
-/* read() on a lazy description: pread at the logical offset, then claim the
- * range with a compare-and-swap. If a thread or a signal handler moved the
- * offset meanwhile, its read came first: read again from where it left off.
- * Returns what read() returns, with *err and *at (the offset read from), or
- * IOH_READ_REBOUND if `check` and fd was rebound since `mark` (fdtab.h).
- * The pread is libc's, a cancellation point (a read blocked on FUSE or NFS
- * must stay cancellable; lazy_pread). */
 /* The read a thread is in, for the thread-exit hook that lets a cancelled
  * one go (fdtab.c, ioh__lazy_thread_register). (A signal handler's lazy
  * read inside ours ends with lazy_in NULL: a cancellation in ours after the
@@ -425,6 +418,13 @@ static inline ssize_t lazy_preadv(int fd, struct ioh_ofd *o, const struct iovec 
     return r;
 }
 
+/* read() on a lazy description: pread at the logical offset, then claim the
+ * range with a compare-and-swap. If a thread or a signal handler moved the
+ * offset meanwhile, its read came first: read again from where it left off.
+ * Returns what read() returns, with *err and *at (the offset read from), or
+ * IOH_READ_REBOUND if `check` and fd was rebound since `mark` (fdtab.h).
+ * The pread is libc's, a cancellation point (a read blocked on FUSE or NFS
+ * must stay cancellable; lazy_pread). lazy_readv is the same for readv. */
 static ssize_t lazy_read(int fd, struct ioh_ofd *o, uint64_t mark, int check, void *buf,
                          size_t n, int *err, int64_t *at)
 {
@@ -543,6 +543,12 @@ static void fd_leave(struct ioh_ofd *o, int how)
  * restarts, the read goes lazily unchecked, as before restarts existed. */
 #define IOH_READ_TRIES 8
 #define IOH_REBIND_WAIT_NS 1000000
+
+/* Whether a lazy read after fd_enter_read checks its number for a rebind. */
+static inline int read_checked(uint64_t mark, unsigned tries)
+{
+    return mark != IOH_FD_REBIND_NONE && tries < IOH_READ_TRIES;
+}
 static int fd_enter_read(int fd, struct ioh_ofd **op, uint64_t *mark)
 {
     uint64_t t0 = 0;
@@ -599,7 +605,7 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
 again:;
     int how = fd_enter_read(fd, &o, &mark);
     if (how == ENTER_LAZY) {
-        int check = mark != IOH_FD_REBIND_NONE && tries < IOH_READ_TRIES;
+        int check = read_checked(mark, tries);
         struct ioh_coalesce *cb = atomic_load_explicit(&o->cb, memory_order_acquire);
         if (cb && blocks_ok() && check) {
             r = ioh_coalesce_read(cb, fd, o, mark, buf, n, &err, &off);
@@ -671,8 +677,8 @@ static ssize_t do_readv(int fd, const struct iovec *iov, int cnt, void *caller)
     unsigned tries = 0;
     int how;
     while ((how = fd_enter_read(fd, &o, &mark)) == ENTER_LAZY &&
-           (r = lazy_readv(fd, o, mark, mark != IOH_FD_REBIND_NONE && tries < IOH_READ_TRIES,
-                           iov, cnt, &err, &off)) == IOH_READ_REBOUND) {
+           (r = lazy_readv(fd, o, mark, read_checked(mark, tries), iov, cnt, &err, &off)) ==
+               IOH_READ_REBOUND) {
         fd_leave(o, how);
         tries++;
     }
@@ -711,9 +717,8 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
         o = ioh_fd_get(fd);
     } else {                                  /* it moves the offset */
         while ((how = fd_enter_read(fd, &o, &mark)) == ENTER_LAZY && flags == 0 &&
-               (r = lazy_readv(fd, o, mark,
-                               mark != IOH_FD_REBIND_NONE && tries < IOH_READ_TRIES, iov, cnt,
-                               &err, &at)) == IOH_READ_REBOUND) {
+               (r = lazy_readv(fd, o, mark, read_checked(mark, tries), iov, cnt, &err, &at)) ==
+                   IOH_READ_REBOUND) {
             fd_leave(o, how);
             tries++;
         }

@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
-#include <sys/single_threaded.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/single_threaded.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -110,6 +110,17 @@ static long open_trace(void)
         return -ESTALE;
     }
     return fd;
+}
+
+/* fallocate(mode) of [at, at + len) of the trace file: 0 or -errno. */
+static long trace_fallocate(int mode, uint64_t at, uint64_t len)
+{
+    long fd = open_trace();
+    if (fd < 0)               /* 0 is a descriptor: with stdin closed, open gives it */
+        return fd;
+    long err = ioh_raw4(SYS_fallocate, fd, mode, (long)at, (long)len);
+    ioh_raw_close((int)fd);
+    return err;
 }
 
 /* Make [0, want) of the file allocated and mapped. Grow lock held. */
@@ -316,11 +327,9 @@ void ioh_trace_trim(void)
         __atomic_store_n(&g.trim_at, keep, __ATOMIC_SEQ_CST);
         uint64_t end = __atomic_load_n(&h->seg_end, __ATOMIC_SEQ_CST) + TRIM_SLACK;
         uint64_t from = end > keep ? end : keep;
-        long fd = from < mapped ? open_trace() : -1;
-        long err = fd < 0 ? -1 : ioh_raw4(SYS_fallocate, fd, FALLOC_FL_PUNCH_HOLE |
-                                          FALLOC_FL_KEEP_SIZE, (long)from, (long)(mapped - from));
-        if (fd >= 0)
-            ioh_raw_close((int)fd);
+        long err = from < mapped ? trace_fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                                                   from, mapped - from)
+                                 : -1;
         if (err == 0)
             g.trim_from = from;
         else                      /* no hole made: nothing to keep claims out of */
@@ -366,15 +375,7 @@ void ioh_trace_untrim(void)
     /* Allocated again before anything is written there (a full disk must
      * be a failed claim, never a SIGBUS); if that fails, the bound stays. */
     uint64_t mapped = atomic_load(&g.mapped);
-    long err = 0;
-    if (g.trim_from < mapped) {
-        long fd = open_trace();
-        err = fd < 0 ? fd
-                     : ioh_raw4(SYS_fallocate, fd, 0, (long)g.trim_from,
-                                (long)(mapped - g.trim_from));
-        if (fd >= 0)          /* 0 too: with stdin closed, open gives 0 (review) */
-            ioh_raw_close((int)fd);
-    }
+    long err = g.trim_from < mapped ? trace_fallocate(0, g.trim_from, mapped - g.trim_from) : 0;
     if (err == 0) {
         __atomic_store_n(&g.trim_at, 0, __ATOMIC_SEQ_CST);
         atomic_store(&ioh_trace.full, 0);
@@ -419,17 +420,14 @@ static int claim_segment(struct ioh_thread *t)
     struct ioh_trace_header *h = ioh_trace.hdr;
     uint64_t at = __atomic_fetch_add(&h->seg_end, SEG_SIZE, __ATOMIC_SEQ_CST);
     uint64_t trim_at = __atomic_load_n(&g.trim_at, __ATOMIC_SEQ_CST);   /* ioh_trace_trim */
-    if (trim_at && at + SEG_SIZE > trim_at) {
-        atomic_store(&ioh_trace.full, 1);     /* after exit began: dropped, counted */
-        __atomic_fetch_or(&h->flags, IOH_HDR_TRUNCATED, __ATOMIC_RELAXED);
-        return -ENOSPC;
-    }
-    if (at + SEG_SIZE > g.reserved) {
+    int trimmed = trim_at && at + SEG_SIZE > trim_at;   /* after exit began: no warning */
+    if (trimmed || at + SEG_SIZE > g.reserved) {
         atomic_store(&ioh_trace.full, 1);
         __atomic_fetch_or(&h->flags, IOH_HDR_TRUNCATED, __ATOMIC_RELAXED);
-        ioh_warn_once(g.warned_full, "trace %s reached IOHINT_TRACE_MAX=%llu bytes; "
-                      "further events are counted, not recorded",
-                      g.path, (unsigned long long)g.reserved);
+        if (!trimmed)
+            ioh_warn_once(g.warned_full, "trace %s reached IOHINT_TRACE_MAX=%llu bytes; "
+                          "further events are counted, not recorded",
+                          g.path, (unsigned long long)g.reserved);
         return -ENOSPC;
     }
     if (at + SEG_SIZE > atomic_load_explicit(&g.mapped, memory_order_acquire)) {
