@@ -236,7 +236,7 @@ static void print_applied(FILE *o, const struct ioh_an_file *f)
                 bytes(b3, sizeof b3, ap->refill_bytes));
     if (ap->actions[1] || ap->actions[3])
         fprintf(o, " %s hint%s applied%s;", num(b1, sizeof b1, ap->actions[1] + ap->actions[3]),
-                ap->actions[1] + ap->actions[3] == 1 ? "" : "s",
+                plural(ap->actions[1] + ap->actions[3]),
                 ap->actions[3] ? " (overriding the program's)" : "");
     if (ap->actions[2])
         fprintf(o, " %s of the program's hints vetoed;", num(b1, sizeof b1, ap->actions[2]));
@@ -280,7 +280,7 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
     if (f->size > 0)
         fprintf(o, " of a %s file", bytes(b3, sizeof b3, (uint64_t)f->size));
     fprintf(o, " by %u process%s, %u stream%s", f->processes, f->processes == 1 ? "" : "es",
-            f->nstreams, f->nstreams == 1 ? "" : "s");
+            f->nstreams, plural(f->nstreams));
     if (f->m.eofs || f->m.errors)
         fprintf(o, "; %s EOF, %s failed", num(b3, sizeof b3, f->m.eofs),
                 num(b4, sizeof b4, f->m.errors));
@@ -355,7 +355,7 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
             read_files++;
     fprintf(o, "iohint analyze: %u process%s, %u file%s read, %s read%s, %s in %s\n",
             an->nprocesses, an->nprocesses == 1 ? "" : "es", read_files,
-            read_files == 1 ? "" : "s", num(b1, sizeof b1, an->reads), plural(an->reads),
+            plural(read_files), num(b1, sizeof b1, an->reads), plural(an->reads),
             bytes(b2, sizeof b2, an->bytes), secs(b3, sizeof b3, an->t1 - an->t0));
 
     /* The busiest processes by bytes read, in trace order. */
@@ -419,6 +419,6 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
         fprintf(o, "\nno file was read with an offset (nothing to classify)\n");
     if (hidden)
         fprintf(o, "\n%u more file%s read (fewer than %u reads, or past --top): --all, --top N\n",
-                hidden, hidden == 1 ? "" : "s", an->params.cls.min_reads);
+                hidden, plural(hidden), an->params.cls.min_reads);
     return ferror(o) ? -5 : 0;
 }
