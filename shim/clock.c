@@ -82,4 +82,25 @@ void ioh_clock_reanchor(struct ioh_clock_anchor *a)
 #else
     a->tsc = a->ns = ioh_clock_ns(CLOCK_MONOTONIC);
 #endif
+    a->rate = atomic_load_explicit(&ioh__clock_rate, memory_order_relaxed);
+}
+
+uint64_t ioh__clock_to_ns_slow(struct ioh_clock_anchor *a, uint64_t ticks)
+{
+#if IOH_CLOCK_TSC
+    if (a->rate == 0 || ticks - a->tsc > (1ull << 32))
+        ioh_clock_reanchor(a);
+    uint64_t ns = a->ns;
+    if (ticks > a->tsc) {          /* else another CPU's TSC is a hair behind */
+        __extension__ typedef unsigned __int128 u128;
+        ns += (uint64_t)(((u128)(ticks - a->tsc) * a->rate) >> 32);
+    }
+    if (ns < a->last)
+        return a->last;
+    a->last = ns;
+    return ns;
+#else
+    (void)a;
+    return ticks;
+#endif
 }

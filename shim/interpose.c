@@ -206,7 +206,7 @@ record(uint16_t op, int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64_
                                             ioh_trace_gen(), 0))
         ioh_trace_announce(o, t);
     uint32_t site = ioh_callsite_id(caller, t);
-    uint32_t dur = ioh_dur_encode(ioh_clock_dur(c->t0, t1));
+    uint32_t dur = ioh_dur_encode(ioh_clock_dur_at(&th->clock, c->t0, t1));
     struct ioh_last_event *last = &th->last;
     uint64_t who = (uint64_t)(uint32_t)fd | (uint64_t)(o ? o->file_id : 0) << 32;
     uint64_t where = (uint64_t)site | (uint64_t)aux << 32;
