@@ -181,6 +181,14 @@ static void print_class(FILE *o, const struct ioh_an_file *f)
         fprintf(o, "too few reads to classify");
         break;
     }
+    /* The evidence is the main phase's: say so when there are others, or
+     * it reads as a claim about every read and contradicts the steps line
+     * (tail -n: "100% of steps go backward" over 50% backward steps). */
+    if (f->nphases > 1 && f->cls != IOH_CLS_UNKNOWN) {
+        const struct ioh_cls_phase *ph = &f->phases[f->main_phase];
+        fprintf(o, ", in the main phase (%s of %s reads)", num(b1, sizeof b1, ph->reads),
+                num(b2, sizeof b2, f->m.reads));
+    }
     if (f->small)
         fprintf(o, " [small: %.0f%% of requests < %s]", 100 * d->frac_small,
                 bytes(b3, sizeof b3, 16384));
