@@ -757,15 +757,36 @@ void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o)
     }
 }
 
-void ioh_pol_stream_closed(FILE *f)
+static int stream_slot(FILE *f)
 {
     for (int i = 0; i < STREAM_SLOTS; i++)
-        if (atomic_load(&g_streams.f[i]) == f) {
-            ioh_raw2(SYS_munmap, g_streams.buf[i], g_streams.size[i]);
-            g_streams.buf[i] = NULL;
-            atomic_store(&g_streams.f[i], NULL);
-            return;
-        }
+        if (atomic_load(&g_streams.f[i]) == f)
+            return i;
+    return -1;
+}
+
+static void stream_release(int i)
+{
+    ioh_raw2(SYS_munmap, g_streams.buf[i], g_streams.size[i]);
+    g_streams.buf[i] = NULL;
+    atomic_store(&g_streams.f[i], NULL);
+}
+
+void ioh_pol_stream_closed(FILE *f)
+{
+    int i = stream_slot(f);
+    if (i >= 0)
+        stream_release(i);
+}
+
+/* freopen closed the old file, and with it glibc let go of our buffer: give
+ * it back before the new file gets one (each freopen took another slot and
+ * another buffer, found by a tester). Kept if the stream still uses it. */
+void ioh_pol_stream_reopened(FILE *f)
+{
+    int i = stream_slot(f);
+    if (i >= 0 && f->_IO_buf_base != g_streams.buf[i])
+        stream_release(i);
 }
 
 /* ------------------------------------------------------------------ */

@@ -62,6 +62,8 @@ void ioh_pol_invalidate_file(uint64_t dev, uint64_t ino);
  * after fclose. */
 void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o);
 void ioh_pol_stream_closed(FILE *f);
+/* After freopen: frees the old buffer if the stream no longer uses it. */
+void ioh_pol_stream_reopened(FILE *f);
 
 /* fork (the atfork child handler; the descriptors' offsets are synced by
  * fdtab's prepare handler) and namespace changes. */

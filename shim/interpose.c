@@ -35,6 +35,8 @@
 #include <pthread.h>
 #include <sched.h>
 #include <unistd.h>
+#include <wordexp.h>
+#include <sys/ioctl.h>
 
 #include "callsite.h"
 #include "fdtab.h"
@@ -581,6 +583,23 @@ static void share_description(int fd)
         return;
     how = fd_to_kernel(o, how);
     ioh_ofd_share(o);
+    policy_sync(fd, o);
+    fd_leave(o, how);
+}
+
+/* Before a call whose meaning depends on fd's kernel offset but that does
+ * not move it (a lock relative to SEEK_CUR, lockf, FIONREAD): put the kernel
+ * offset where the program believes it is. The description stays lazy. */
+static void kernel_offset_exact(int fd)
+{
+    if (!observe() || !ioh_fd_lookup(fd))
+        return;
+    struct ioh_ofd *o;
+    uint64_t mark;
+    int how = fd_enter(fd, &o, &mark);
+    if (!o)
+        return;
+    how = fd_to_kernel(o, how);    /* the sync must not wait for us */
     policy_sync(fd, o);
     fd_leave(o, how);
 }
@@ -1211,6 +1230,17 @@ static int is_lock_cmd(int cmd)
     return cmd == F_SETLK || cmd == F_SETLKW || cmd == F_OFD_SETLK || cmd == F_OFD_SETLKW;
 }
 
+/* Record locks: a struct flock may be relative to the current offset
+ * (l_whence SEEK_CUR; lockf always is), which is the kernel's. */
+static int is_record_lock_cmd(int cmd)
+{
+    return is_lock_cmd(cmd) || cmd == F_GETLK || cmd == F_OFD_GETLK
+#ifdef F_GETLK64
+           || cmd == F_GETLK64 || cmd == F_SETLK64 || cmd == F_SETLKW64
+#endif
+        ;
+}
+
 static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg, void *caller)
 {
     int watch = observe() && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC || cmd == F_SETFL);
@@ -1220,6 +1250,8 @@ static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg
             share_description(fd);
         enter(&c);
     }
+    if (is_record_lock_cmd(cmd))
+        kernel_offset_exact(fd);  /* not reading the struct: it may be invalid */
     if (observe() && is_lock_cmd(cmd))
         ioh_pol_invalidate();     /* a lock means "the file may have changed" */
     int r = fn ? fn(fd, cmd, arg) : (int)raw_result(ioh_raw3(SYS_fcntl, fd, cmd, arg));
@@ -2437,6 +2469,7 @@ static FILE *do_freopen(const char *path, const char *mode, FILE *f,
     enter(&c);
     errno = e0;
     FILE *r = freopen_rebinding(fn, path, mode, f, rb);
+    ioh_pol_stream_reopened(f);
     stream_truncated(r, mode);    /* a NULL path reopens the same file, "w" empties it */
     int err = errno;
     ioh_fd_rebind_end(rb);
@@ -2646,8 +2679,10 @@ IOH_EXPORT int flock(int fd, int op)
     return r;
 }
 
+/* lockf locks relative to the current offset (its fcntl is libc's own). */
 IOH_EXPORT int lockf(int fd, int cmd, off_t len)
 {
+    kernel_offset_exact(fd);
     int r = ioh_real.lockf64 ? ioh_real.lockf64(fd, cmd, len) : (errno = ENOSYS, -1);
     changed_any();
     return r;
@@ -2655,9 +2690,36 @@ IOH_EXPORT int lockf(int fd, int cmd, off_t len)
 
 IOH_EXPORT int lockf64(int fd, int cmd, off64_t len)
 {
+    kernel_offset_exact(fd);
     int r = ioh_real.lockf64 ? ioh_real.lockf64(fd, cmd, len) : (errno = ENOSYS, -1);
     changed_any();
     return r;
+}
+
+/* FIONREAD on a regular file is its size minus the kernel's offset. Every
+ * other request passes straight on (a terminal's ioctls are frequent). The
+ * argument is a pointer or an int; both travel in the same register. */
+IOH_EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+    va_list ap;
+    va_start(ap, req);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    if (__builtin_expect(req == FIONREAD, 0))
+        kernel_offset_exact(fd);
+    return ioh_real.ioctl ? ioh_real.ioctl(fd, req, arg)
+                          : (int)raw_result(ioh_raw3(SYS_ioctl, fd, req, arg));
+}
+
+/* wordexp runs $(...) in a shell it spawns with libc's own posix_spawn:
+ * that child inherits our descriptions, as posix_spawn's do. */
+IOH_EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
+{
+    if (!real()->wordexp)
+        return WRDE_NOSPACE;
+    if (!(flags & WRDE_NOCMD))
+        before_child();
+    return ioh_real.wordexp(words, we, flags);
 }
 
 /* A threaded process cannot enter a new user namespace: join our worker

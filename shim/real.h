@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <wordexp.h>
 
 #define IOH_REAL_FUNCS(X)                                                              \
     X(ssize_t, read, (int, void *, size_t))                                           \
@@ -129,6 +130,8 @@
     X(int, lockf, (int, int, off_t))                                                 \
     X(int, lockf64, (int, int, off64_t))                                             \
     X(int, unshare, (int))                                                           \
+    X(int, ioctl, (int, unsigned long, ...))                                         \
+    X(int, wordexp, (const char *, wordexp_t *, int))                                \
     X(int, setns, (int, int))                                                        \
     X(int, pipe, (int[2]))                                                           \
     X(int, pipe2, (int[2], int))                                                     \
