@@ -95,10 +95,7 @@ uint64_t ioh__clock_to_ns_slow(struct ioh_clock_anchor *a, uint64_t ticks)
         __extension__ typedef unsigned __int128 u128;
         ns += (uint64_t)(((u128)(ticks - a->tsc) * a->rate) >> 32);
     }
-    if (ns < a->last)
-        return a->last;
-    a->last = ns;
-    return ns;
+    return ioh__clock_forward(a, ns);
 #else
     (void)a;
     return ticks;

@@ -72,6 +72,16 @@ static inline __attribute__((always_inline)) int ioh__clock_fast(const struct io
     return ((ticks >> 32) | ((a->rate - 1) >> 32)) == 0;
 }
 
+/* A thread's clock never goes back, even when a re-anchor corrects the rate. */
+static inline __attribute__((always_inline)) uint64_t ioh__clock_forward(struct ioh_clock_anchor *a,
+                                                                         uint64_t ns)
+{
+    if (ns < a->last)
+        return a->last;
+    a->last = ns;
+    return ns;
+}
+
 /* The general case of ioh_clock_to_ns (clock.c): re-anchors when the anchor
  * is unset or ~1 s old, 128-bit product. */
 uint64_t ioh__clock_to_ns_slow(struct ioh_clock_anchor *a, uint64_t ticks);
@@ -85,11 +95,7 @@ static inline __attribute__((always_inline)) uint64_t ioh_clock_to_ns(struct ioh
     uint64_t d = ticks - a->tsc;
     if (__builtin_expect(!ioh__clock_fast(a, d), 0))
         return ioh__clock_to_ns_slow(a, ticks);
-    uint64_t ns = a->ns + ((d * a->rate) >> 32);
-    if (ns < a->last)
-        return a->last;
-    a->last = ns;
-    return ns;
+    return ioh__clock_forward(a, a->ns + ((d * a->rate) >> 32));
 #else
     (void)a;
     return ticks;

@@ -149,6 +149,34 @@ same_output() {
     CASES=$((CASES + 1))
 }
 
+# same_under_policies SECONDS "POLICY..." CMD...: run CMD without the shim,
+# then under each policy (trace:P traces too), and compare stdout+stderr
+# byte for byte; prints a diff for each difference, fails naming the
+# policies that differed. One case per policy that matched.
+same_under_policies() {
+    local secs=$1 policies=$2 policy rc failed=()
+    shift 2
+    "$@" >"$T/plain.out" 2>&1 || { show "$T/plain.out"; fail "$(basename "$1") failed without the shim"; }
+    for policy in $policies; do
+        rc=0
+        local env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY="${policy#trace:}")
+        if [[ $policy == trace:* ]]; then
+            mkdir -p "$T/trace"
+            env+=(IOHINT_TRACE_DIR="$T/trace")
+        fi
+        timeout -k 5 "$secs" env "${env[@]}" "$@" >"$T/out" 2>&1 || rc=$?
+        rm -rf "$T/trace"
+        if ! cmp -s "$T/plain.out" "$T/out"; then
+            echo "--- policy '$policy' (exit status $rc):" >&2
+            diff "$T/plain.out" "$T/out" | head -12 | sed 's/^/    | /' >&2 || true
+            failed+=("$policy")
+        else
+            CASES=$((CASES + 1))
+        fi
+    done
+    [[ ${#failed[@]} -eq 0 ]] || fail "differences under: ${failed[*]}"
+}
+
 # `iohint dump` must read every trace without error or warning.
 # stress_ok WHAT CMD...: run a stress program of policies/ (closerace,
 # rebind), which prints "OK reads=some" when every read was right: it must

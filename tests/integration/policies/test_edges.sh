@@ -21,25 +21,6 @@ mode=${1:-}
 prog=$POLPROGS/edges
 f=$T/data.bin
 make_bin "$f" 300000
-"$prog" "$f" "$T" $mode >"$T/plain.out" 2>&1 || { show "$T/plain.out"; fail "edges failed without the shim"; }
-failed=()
-for policy in none auto coalesce coalesce=4K sequential,coalesce,prefetch prefetch random sequential \
-    trace:none trace:coalesce; do
-    rc=0
-    env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY="${policy#trace:}")
-    if [[ $policy == trace:* ]]; then
-        mkdir -p "$T/trace"
-        env+=(IOHINT_TRACE_DIR="$T/trace")
-    fi
-    timeout -k 5 20 env "${env[@]}" "$prog" "$f" "$T" $mode >"$T/out" 2>&1 || rc=$?
-    rm -rf "$T/trace"
-    if ! cmp -s "$T/plain.out" "$T/out"; then
-        echo "--- policy '$policy' (exit status $rc):" >&2
-        diff "$T/plain.out" "$T/out" | head -8 | sed 's/^/    | /' >&2 || true
-        failed+=("$policy")
-    else
-        CASES=$((CASES + 1))
-    fi
-done
-[[ ${#failed[@]} -eq 0 ]] || fail "differences under: ${failed[*]}"
+same_under_policies 20 "none auto coalesce coalesce=4K sequential,coalesce,prefetch prefetch random \
+    sequential trace:none trace:coalesce" "$prog" "$f" "$T" $mode
 done_ok

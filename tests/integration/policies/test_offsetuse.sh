@@ -11,27 +11,8 @@ source "$(dirname "$0")/../lib.sh"
 prog=$POLPROGS/offsetuse
 f=$T/data.bin
 make_bin "$f" 300000
-"$prog" "$f" >"$T/plain.out" 2>&1 || { show "$T/plain.out"; fail "offsetuse failed without the shim"; }
-failed=()
-for policy in none auto coalesce coalesce=4K sequential,coalesce,prefetch prefetch window random \
-    trace:none trace:auto trace:coalesce; do
-    rc=0
-    env=(LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY="${policy#trace:}")
-    if [[ $policy == trace:* ]]; then
-        mkdir -p "$T/trace"
-        env+=(IOHINT_TRACE_DIR="$T/trace")
-    fi
-    timeout -k 5 30 env "${env[@]}" "$prog" "$f" >"$T/out" 2>&1 || rc=$?
-    rm -rf "$T/trace"
-    if ! cmp -s "$T/plain.out" "$T/out"; then
-        echo "--- policy '$policy' (exit status $rc):" >&2
-        diff "$T/plain.out" "$T/out" | head -12 | sed 's/^/    | /' >&2 || true
-        failed+=("$policy")
-    else
-        CASES=$((CASES + 1))
-    fi
-done
-[[ ${#failed[@]} -eq 0 ]] || fail "differences under: ${failed[*]}"
+same_under_policies 30 "none auto coalesce coalesce=4K sequential,coalesce,prefetch prefetch window \
+    random trace:none trace:auto trace:coalesce" "$prog" "$f"
 
 (ulimit -n 100 && "$prog" "$f" fds) >"$T/fds.plain" 2>&1 || fail "offsetuse fds failed"
 (ulimit -n 100 && IOHINT_TRACE_DIR="$T/trace" IOHINT_CALLSITES=1 LD_PRELOAD="$IOHINT_LIB" \
