@@ -22,7 +22,8 @@ static void run_usage(FILE *to)
             "                     sequential,prefetch=8M or coalesce=1M, or a policy file\n"
             "                     (see docs/policies.md)\n"
             "  -s, --stats        print what the policies did when each process exits\n"
-            "  -q, --quiet        no summary line at the end\n");
+            "  -q, --quiet        no summary line at the end\n"
+            "The exit status is CMD's; a signal sent to iohint run is passed on to CMD.\n");
 }
 
 static int mkdir_p(const char *dir)
