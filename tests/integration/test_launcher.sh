@@ -135,6 +135,11 @@ rc=0
 IOHINT_POLICY=bogus "$IOHINT" run -q --no-trace -- true 2>"$T/envpol.err" || rc=$?
 [[ $rc -eq 2 ]] && grep -q "bogus.*IOHINT_POLICY" "$T/envpol.err" ||
     { show "$T/envpol.err"; fail "a bad IOHINT_POLICY: exit $rc, not 2 naming it"; }
+# A trailing comma is an empty action, not "nothing more" (it was accepted).
+rc=0
+"$IOHINT" run -q --no-trace -p 'sequential,' -- true 2>"$T/comma.err" || rc=$?
+[[ $rc -eq 2 ]] && grep -q "policy 'sequential,': empty action" "$T/comma.err" ||
+    { show "$T/comma.err"; fail "-p 'sequential,': exit $rc, not 2 naming it"; }
 IOHINT_POLICY=coalesce "$IOHINT" run -q --no-trace -s -- cat "$f" >/dev/null 2>"$T/envpol2.err" ||
     fail "iohint run with IOHINT_POLICY=coalesce failed"
 grep -q "policy coalesce" "$T/envpol2.err" ||
@@ -144,7 +149,7 @@ rc=0
 "$IOHINT" run -q -o "$T/not-a-dir" -- true 2>"$T/notdir.err" || rc=$?
 [[ $rc -eq 2 ]] && grep -q "Not a directory" "$T/notdir.err" ||
     { show "$T/notdir.err"; fail "-o naming a file: exit $rc, not 2"; }
-CASES=$((CASES + 3))
+CASES=$((CASES + 4))
 
 # A signal sent to `iohint run` itself (a scheduler's SIGTERM) reaches the
 # command; it was left running alone (found by a tester). So does every other
