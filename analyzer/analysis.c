@@ -1704,6 +1704,12 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
                 s->fd = (e->op == IOH_OP_OPEN || e->op == IOH_OP_DUP) ? (int32_t)e->ret : e->fd;
         }
         return;
+    case IOH_CLASS_PROC:
+        /* The shim writes exec's event before the call (ret 0) and again
+         * with -errno if it failed: the last one says how the image ended. */
+        if (e->op == IOH_OP_EXEC)
+            p->ended_by_exec = e->ret == 0;
+        return;
     default:
         return;
     }

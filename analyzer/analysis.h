@@ -92,6 +92,8 @@ struct ioh_an_process {
     uint64_t start_ns;          /* header start_mono_ns */
     uint64_t end_ns;            /* header end_mono_ns if finished, else the last event */
     bool     finished;          /* IOH_HDR_FINISHED */
+    bool     ended_by_exec;     /* not finished: its last exec succeeded, the image
+                                   ended there (the new one has a trace of its own) */
     uint32_t trace_flags;       /* IOH_HDR_* */
     uint64_t dropped_events;    /* events the writer could not record */
     uint64_t events;            /* events in the trace */

@@ -198,9 +198,10 @@ int ioh_cmd_analyze(int argc, char **argv)
             fprintf(stderr, "iohint analyze: warning: %.*s\n", len, w);
             w += len + (nl != NULL);
         }
-        if (p->trace_flags & IOH_HDR_TRUNCATED)
-            fprintf(stderr, "iohint analyze: warning: %s: the trace was cut at its size bound; "
-                            "%" PRIu64 " events were not recorded\n", p->trace, p->dropped_events);
+        const char *why = ioh_trace_truncation(p->trace_flags);
+        if (why)
+            fprintf(stderr, "iohint analyze: warning: %s: %s; %" PRIu64 " events after it "
+                            "were counted, not recorded\n", p->trace, why, p->dropped_events);
     }
     double wall1 = now(CLOCK_MONOTONIC), cpu1 = now(CLOCK_PROCESS_CPUTIME_ID);
 

@@ -222,6 +222,10 @@ static int dump_one(const char *path, int header)
     const char *w = ioh_reader_warnings(r);
     if (w)
         fprintf(stderr, "iohint dump: warning: %s", w);
+    const char *why = ioh_trace_truncation(ioh_reader_header(r)->flags);
+    if (why)
+        fprintf(stderr, "iohint dump: warning: %s: %s; %" PRIu64 " events after it were "
+                        "counted, not recorded\n", path, why, ioh_reader_header(r)->dropped_events);
     ioh_reader_close(r);
     return 0;
 }

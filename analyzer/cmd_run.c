@@ -16,13 +16,16 @@ static void run_usage(FILE *to)
 {
     fprintf(to,
             "usage: iohint run [-o TRACE_DIR] [--no-trace] [-p POLICY] [-s] [-q] -- CMD [ARGS...]\n"
-            "  -o, --output DIR   write one trace per process into DIR (default ./iohint-traces)\n"
+            "  -o, --output DIR   write one trace per process into DIR (default ./iohint-traces;\n"
+            "                     put it outside a tree CMD walks, as tar c . or find . would\n"
+            "                     see the traces)\n"
             "      --no-trace     do not write traces\n"
             "  -p, --policy P     I/O policy: none (default), auto, actions such as\n"
             "                     sequential,prefetch=8M or coalesce=1M, or a policy file\n"
             "                     (see docs/policies.md)\n"
             "  -s, --stats        print what the policies did when each process exits\n"
-            "  -q, --quiet        no summary line at the end\n");
+            "  -q, --quiet        no summary line at the end\n"
+            "The exit status is CMD's; a signal sent to iohint run is passed on to CMD.\n");
 }
 
 static int mkdir_p(const char *dir)

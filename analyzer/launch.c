@@ -168,30 +168,67 @@ int ioh_env_preload(const char *lib)
     return r;
 }
 
-/* Signals sent to `iohint run` itself (a scheduler's SIGTERM, kill -HUP)
- * go on to the command, which would otherwise be left running when we die;
- * the terminal's SIGINT and SIGQUIT reach it directly (same process group)
- * and are ignored here, not sent twice. */
-static const int g_forwarded[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+/* Every catchable signal whose default action ends the process, sent to
+ * `iohint run` itself (a scheduler's SIGTERM, kill -ALRM), goes on to the
+ * command: had we died of it, the command would be left running alone and
+ * our exit status would not be its. The faults (SIGSEGV, SIGABRT, ...) are
+ * left out: they are about this process, not a request to the command. */
+static const int g_forwarded[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2,
+    SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR,
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+};
 #define N_FORWARDED (sizeof g_forwarded / sizeof g_forwarded[0])
 static volatile pid_t g_child;
 
-static void forward(int sig)
+/* Whether a signal was sent to us by another process (kill, sigqueue,
+ * tgkill), as opposed to one the terminal sent to the whole foreground
+ * process group (^C, ^\, hangup: SI_KERNEL; the command got it too, and a
+ * second copy from us would be delivered twice) or one the kernel raised for
+ * our own doing (a broken-pipe or too-large write: SI_USER from our own pid). */
+static int sent_by_another(const siginfo_t *si)
 {
+    if (si->si_code != SI_USER && si->si_code != SI_QUEUE && si->si_code != SI_TKILL)
+        return 0;
+    return si->si_pid != 0 && si->si_pid != getpid();
+}
+
+static void forward(int sig, siginfo_t *si, void *uctx)
+{
+    (void)uctx;
     int saved = errno;
-    if (g_child > 0)
-        kill(g_child, sig);
+    pid_t child = g_child;
+    if (child > 0 && sent_by_another(si)) {
+        if (si->si_code == SI_QUEUE)
+            sigqueue(child, sig, si->si_value);   /* keep the sender's value */
+        else
+            kill(child, sig);
+    }
     errno = saved;
+}
+
+/* The real-time signals also end a process by default; their range is only
+ * known at run time (glibc keeps the first few for itself). */
+static int is_forwarded(int sig)
+{
+    for (size_t i = 0; i < N_FORWARDED; i++)
+        if (g_forwarded[i] == sig)
+            return 1;
+    return sig >= SIGRTMIN && sig <= SIGRTMAX;
 }
 
 int ioh_run_child(char *const argv[], pid_t *pid_out)
 {
     /* Held from before the fork until the handlers are in place, so that
-     * none comes in between and kills us alone. */
+     * none comes in between and kills us alone. The child gets back the
+     * mask and (never having had our handlers) the dispositions it came with. */
     sigset_t held, oldmask;
     sigemptyset(&held);
-    for (size_t i = 0; i < N_FORWARDED; i++)
-        sigaddset(&held, g_forwarded[i]);
+    for (int sig = 1; sig < NSIG; sig++)
+        if (is_forwarded(sig))
+            sigaddset(&held, sig);
     sigprocmask(SIG_BLOCK, &held, &oldmask);
     pid_t pid = fork();
     if (pid < 0) {
@@ -207,23 +244,27 @@ int ioh_run_child(char *const argv[], pid_t *pid_out)
     }
     if (pid_out)
         *pid_out = pid;
-    /* Let the child have the terminal's signals; we only wait. */
-    struct sigaction ign = {.sa_handler = SIG_IGN}, oldint, oldquit;
-    sigaction(SIGINT, &ign, &oldint);
-    sigaction(SIGQUIT, &ign, &oldquit);
-    struct sigaction fwd = {.sa_handler = forward, .sa_flags = SA_RESTART}, oldfwd[N_FORWARDED];
+    /* A signal ignored when we started stays ignored (nohup, a shell's
+     * background job and SIGINT): the command inherited that too. */
+    struct sigaction fwd = {.sa_sigaction = forward, .sa_flags = SA_SIGINFO | SA_RESTART};
+    struct sigaction old[NSIG];
+    int replaced[NSIG];
     g_child = pid;
-    for (size_t i = 0; i < N_FORWARDED; i++)
-        sigaction(g_forwarded[i], &fwd, &oldfwd[i]);
+    for (int sig = 1; sig < NSIG; sig++) {
+        replaced[sig] = 0;
+        if (!sigismember(&held, sig) || sigaction(sig, NULL, &old[sig]) < 0 ||
+            (!(old[sig].sa_flags & SA_SIGINFO) && old[sig].sa_handler == SIG_IGN))
+            continue;
+        replaced[sig] = sigaction(sig, &fwd, NULL) == 0;
+    }
     sigprocmask(SIG_SETMASK, &oldmask, NULL);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    for (size_t i = 0; i < N_FORWARDED; i++)
-        sigaction(g_forwarded[i], &oldfwd[i], NULL);
-    g_child = 0;
-    sigaction(SIGINT, &oldint, NULL);
-    sigaction(SIGQUIT, &oldquit, NULL);
+    g_child = 0;                   /* reaped: its pid may be someone else's now */
+    for (int sig = 1; sig < NSIG; sig++)
+        if (replaced[sig])
+            sigaction(sig, &old[sig], NULL);
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     if (WIFSIGNALED(status))

@@ -577,8 +577,12 @@ struct ioh_reader *ioh_reader_open(const char *path, char *err, size_t errlen)
     uint64_t end = __atomic_load_n(&r->hdr->seg_end, __ATOMIC_ACQUIRE);
     if (end > r->size) {
         /* Claimed past the file's end: the writer died while growing, or the
-         * file was cut. Keep what is there. */
-        if (end > r->hdr->max_size + r->hdr->seg_size || end - r->size >= r->hdr->seg_size)
+         * file was cut. Keep what is there. A TRUNCATED trace is neither:
+         * every claim that failed at the bound (or on a file that could not
+         * grow) still added its segment to seg_end; the commands say why
+         * from the flags (ioh_trace_truncation), not as damage. */
+        if (!(r->hdr->flags & IOH_HDR_TRUNCATED) &&
+            (end > r->hdr->max_size + r->hdr->seg_size || end - r->size >= r->hdr->seg_size))
             add_warning(r, "%s: trace claims %llu bytes but the file has %zu; "
                            "reading what is there", path, (unsigned long long)end, r->size);
         end = r->size;
@@ -809,4 +813,13 @@ int ioh_site_frame_at(const struct ioh_rec_site *s, uint32_t index, struct ioh_f
         }
         at += fsize;
     }
+}
+
+const char *ioh_trace_truncation(uint32_t flags)
+{
+    if (!(flags & IOH_HDR_TRUNCATED))
+        return NULL;
+    if (flags & IOH_HDR_FAILED)
+        return "the trace file could not grow (disk full?)";
+    return "trace reached its size bound (IOHINT_TRACE_MAX)";
 }

@@ -53,6 +53,10 @@ const struct ioh_rec_site *ioh_reader_site(const struct ioh_reader *r, uint32_t 
 
 /* Problems found while reading (damaged or cut segments); NULL if none. */
 const char *ioh_reader_warnings(const struct ioh_reader *r);
+/* Why a trace with these header flags (IOH_HDR_*) lacks events, in plain
+ * words: the size bound, or a file that could not grow; NULL if it was not
+ * truncated. Not a warning of the reader's: a bound is not damage. */
+const char *ioh_trace_truncation(uint32_t flags);
 
 /* Counts after the end: records returned and segments walked. */
 uint64_t ioh_reader_events(const struct ioh_reader *r);

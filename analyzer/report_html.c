@@ -766,8 +766,10 @@ static void processes(FILE *o, const struct ioh_analysis *an)
                    "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
                 count(a, sizeof a, p->reads), ioh_html_bytes(b, sizeof b, (double)p->bytes),
                 duration(c, sizeof c, (double)p->busy_ns), duration(d, sizeof d, run));
-        if (!p->finished)
-            fputs("not finished (killed, exec or _exit) ", o);
+        if (p->ended_by_exec && !p->finished)
+            fputs("ended by exec ", o);
+        else if (!p->finished)
+            fputs("not finished (_exit, killed or still running) ", o);
         if (p->dropped_events)
             fprintf(o, "%" PRIu64 " events dropped ", p->dropped_events);
         if (p->warnings) {

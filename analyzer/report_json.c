@@ -521,6 +521,7 @@ int ioh_report_json(const struct ioh_analysis *an, const struct ioh_report_opts 
         d_(&w, "start_s", rel(an, pr->start_ns));
         d_(&w, "end_s", rel(an, pr->end_ns));
         b_(&w, "finished", pr->finished);
+        s_(&w, "ended_by", pr->finished ? "exit" : pr->ended_by_exec ? "exec" : NULL);
         b_(&w, "truncated", pr->trace_flags & IOH_HDR_TRUNCATED);
         u_(&w, "dropped_events", pr->dropped_events);
         u_(&w, "events", pr->events);

@@ -92,9 +92,15 @@ static void print_process(FILE *o, const struct ioh_analysis *an, const struct i
         w += fprintf(o, "%s%.*s", i ? " " : "", 60 - w, p->argv[i]);
     if (p->argc == 0)
         w += fprintf(o, "%.60s", p->exe);
+    /* Only what the trace knows: a successful exec is in it; an _exit is
+     * not (no destructor ran to mark the trace finished), so it cannot be
+     * told from a kill. */
+    const char *ended = p->finished        ? ""
+                        : p->ended_by_exec ? ", ended by exec"
+                                           : ", not finished (_exit, killed or still running)";
     fprintf(o, "%*s  %s, %s read%s, %s%s%s\n", w < 40 ? 40 - w : 0, "",
             secs(b1, sizeof b1, p->end_ns - p->start_ns), num(b2, sizeof b2, p->reads),
-            plural(p->reads), bytes(b3, sizeof b3, p->bytes), p->finished ? "" : ", did not finish",
+            plural(p->reads), bytes(b3, sizeof b3, p->bytes), ended,
             p->trace_flags & IOH_HDR_TRUNCATED ? ", TRUNCATED" : "");
     (void)an;
 }

@@ -66,13 +66,20 @@ int ioh_actions_parse(const char *text, struct ioh_actions *out, const char *whe
     strcpy(buf, text);
     if (!strcmp(buf, "none") || !buf[0])
         return buf[0] ? 0 : fail(err, errlen, "%s: empty policy", where);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    /* Split by hand: strtok_r would skip empty items, and "sequential,"
+     * (a cut-off list) would pass for "sequential". */
+    for (char *tok = buf, *next; tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next)
+            *next++ = '\0';
         while (isspace((unsigned char)*tok))
             tok++;
         size_t n = strlen(tok);
         while (n && isspace((unsigned char)tok[n - 1]))
             tok[--n] = '\0';
+        if (!n)
+            return fail(err, errlen, "%s: empty action (a comma at either end, or two in a row)",
+                        where);
         char *eq = strchr(tok, '=');
         if (eq)
             *eq++ = '\0';

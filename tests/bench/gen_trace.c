@@ -286,7 +286,9 @@ static int gen_classes(const char *out, uint64_t seed)
 }
 
 /* A parent and two children: both children read a shared index sparsely,
- * each its own data sequentially; the parent reads a config file. */
+ * each its own data sequentially; the parent reads a config file. Neither
+ * child finishes: child-a ends by exec (its last event), child-b by _exit
+ * (which leaves nothing in the trace), as a shell's children do. */
 static int gen_pipeline(const char *dir, uint64_t seed)
 {
     if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
@@ -331,7 +333,11 @@ static int gen_pipeline(const char *dir, uint64_t seed)
                 rc = ioh_synth_read(w, 1, t, 2, 4, (int64_t)off, len, (int64_t)len, 20000, 2);
             t += 30000;
         }
-        if (ioh_synth_finish(w, t + 1000) < 0 || rc < 0)
+        if (c == 0 && rc == 0) {
+            struct ioh_event ex = {.op = IOH_OP_EXEC, .tid = 1, .t = t, .fd = -1, .off = -1};
+            rc = ioh_synth_event(w, &ex);
+        }
+        if (ioh_synth_finish(w, 0) < 0 || rc < 0)
             return fail_write(path);
     }
     return 0;

@@ -135,6 +135,11 @@ rc=0
 IOHINT_POLICY=bogus "$IOHINT" run -q --no-trace -- true 2>"$T/envpol.err" || rc=$?
 [[ $rc -eq 2 ]] && grep -q "bogus.*IOHINT_POLICY" "$T/envpol.err" ||
     { show "$T/envpol.err"; fail "a bad IOHINT_POLICY: exit $rc, not 2 naming it"; }
+# A trailing comma is an empty action, not "nothing more" (it was accepted).
+rc=0
+"$IOHINT" run -q --no-trace -p 'sequential,' -- true 2>"$T/comma.err" || rc=$?
+[[ $rc -eq 2 ]] && grep -q "policy 'sequential,': empty action" "$T/comma.err" ||
+    { show "$T/comma.err"; fail "-p 'sequential,': exit $rc, not 2 naming it"; }
 IOHINT_POLICY=coalesce "$IOHINT" run -q --no-trace -s -- cat "$f" >/dev/null 2>"$T/envpol2.err" ||
     fail "iohint run with IOHINT_POLICY=coalesce failed"
 grep -q "policy coalesce" "$T/envpol2.err" ||
@@ -144,19 +149,75 @@ rc=0
 "$IOHINT" run -q -o "$T/not-a-dir" -- true 2>"$T/notdir.err" || rc=$?
 [[ $rc -eq 2 ]] && grep -q "Not a directory" "$T/notdir.err" ||
     { show "$T/notdir.err"; fail "-o naming a file: exit $rc, not 2"; }
-CASES=$((CASES + 3))
+CASES=$((CASES + 4))
 
 # A signal sent to `iohint run` itself (a scheduler's SIGTERM) reaches the
-# command; it was left running alone (found by a tester).
-"$IOHINT" run -q --no-trace -- sleep 37.25 &
-launcher=$!
-sleep 0.5
-kill -TERM "$launcher"
-rc=0
-wait "$launcher" || rc=$?
-[[ $rc -eq 143 ]] || fail "iohint run after SIGTERM: exit status $rc, not 143"
-sleep 0.2
-! pgrep -f 'sleep 37.25' >/dev/null || { pkill -f 'sleep 37.25'; fail "SIGTERM to iohint run left its command running"; }
+# command; it was left running alone (found by a tester). So does every other
+# signal that would have killed the launcher: SIGALRM killed it (status 142)
+# and left the command running. SIGINT is tried with job control on: a
+# background job of a script ignores SIGINT from the start, and that is kept.
+# Each case's command is `sleep` of its own length, to be found by pgrep.
+signal_case() {   # signal_case SIG SECONDS: the command dies of SIG, status 128+SIG
+    local sig=$1 secs=$2 rc=0 want
+    want=$((128 + $(kill -l "$sig")))
+    set -m
+    "$IOHINT" run -q --no-trace -- sleep "$secs" &
+    local launcher=$!
+    set +m
+    sleep 0.5
+    kill -"$sig" "$launcher"
+    wait "$launcher" || rc=$?
+    [[ $rc -eq $want ]] || fail "iohint run after SIG$sig: exit status $rc, not $want"
+    sleep 0.2
+    ! pgrep -f "sleep $secs" >/dev/null ||
+        { pkill -f "sleep $secs"; fail "SIG$sig to iohint run left its command running"; }
+    CASES=$((CASES + 1))
+}
+signal_case TERM 37.25
+signal_case ALRM 37.26
+signal_case INT 37.27
+signal_case VTALRM 37.28
+signal_case RTMIN+3 37.29
+
+# A ^C from a terminal goes to the whole foreground process group: the command
+# has it already and gets it once, not a second time from the launcher.
+/usr/bin/python3 - "$IOHINT" >"$T/tty.out" 2>&1 <<'PY' || { show "$T/tty.out"; fail "the ^C case failed"; }
+import os, pty, signal, sys
+child = r'''
+import signal, time
+n = 0
+def count(sig, frame):
+    global n
+    n += 1
+signal.signal(signal.SIGINT, count)
+print("ready", flush=True)
+time.sleep(1.5)
+print("SIGINT received %d times" % n, flush=True)
+'''
+pid, fd = pty.fork()
+if pid == 0:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.execv(sys.argv[1], [sys.argv[1], "run", "-q", "--no-trace", "--",
+                           "/usr/bin/python3", "-c", child])
+out = b""
+sent = False
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:        # EIO: the terminal's other side is closed
+        break
+    if not chunk:
+        break
+    out += chunk
+    if not sent and b"ready" in out:
+        os.write(fd, b"\x03")
+        sent = True
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+print("launcher status", os.waitstatus_to_exitcode(status))
+PY
+grep -q "SIGINT received 1 times" "$T/tty.out" && grep -q "launcher status 0" "$T/tty.out" ||
+    { show "$T/tty.out"; fail "a terminal's ^C did not reach the command exactly once"; }
 CASES=$((CASES + 1))
 
 done_ok

@@ -186,6 +186,44 @@ static void cut_trace_warns(void **state)
     ioh_reader_close(r);
 }
 
+/* A trace that reached IOHINT_TRACE_MAX claims more than its file holds:
+ * every claim that failed at the bound still added its segment to seg_end.
+ * That is the TRUNCATED flag's doing, not damage: no warning from the reader
+ * (it said "trace claims N bytes but the file has M"), every event read, and
+ * ioh_trace_truncation says why in plain words. Without the flag, the same
+ * header is damage and warned about. */
+static void bound_is_not_damage(void **state)
+{
+    (void)state;
+    char err[256];
+    unsigned char *copy = malloc(g_size);
+    assert_non_null(copy);
+    memcpy(copy, g_bytes, g_size);
+    struct ioh_trace_header *h = (struct ioh_trace_header *)copy;
+    h->seg_end = g_size + 2 * (uint64_t)h->seg_size;   /* two failed claims */
+    for (int truncated = 0; truncated < 2; truncated++) {
+        h->flags = truncated ? h->flags | IOH_HDR_TRUNCATED : h->flags & ~IOH_HDR_TRUNCATED;
+        write_bad(copy, g_size);
+        struct ioh_reader *r = ioh_reader_open(g_bad, err, sizeof err);
+        assert_non_null(r);
+        assert_int_equal(count_events(r), g_events);
+        if (truncated) {
+            assert_null(ioh_reader_warnings(r));
+            assert_non_null(strstr(ioh_trace_truncation(ioh_reader_header(r)->flags),
+                                   "size bound (IOHINT_TRACE_MAX)"));
+        } else {
+            assert_non_null(ioh_reader_warnings(r));
+            assert_non_null(strstr(ioh_reader_warnings(r), "claims"));
+            assert_null(ioh_trace_truncation(ioh_reader_header(r)->flags));
+        }
+        ioh_reader_close(r);
+    }
+    /* A file that could not grow says so, not that it reached the bound. */
+    assert_non_null(strstr(ioh_trace_truncation(IOH_HDR_TRUNCATED | IOH_HDR_FAILED),
+                           "could not grow"));
+    free(copy);
+}
+
 static void bit_flips_never_crash(void **state)
 {
     (void)state;
@@ -471,6 +509,7 @@ int main(void)
         cmocka_unit_test(other_version),
         cmocka_unit_test(truncated_anywhere),
         cmocka_unit_test(cut_trace_warns),
+        cmocka_unit_test(bound_is_not_damage),
         cmocka_unit_test(bit_flips_never_crash),
         cmocka_unit_test(op_names),
         cmocka_unit_test(compact_events_read_as_written),
