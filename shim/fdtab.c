@@ -443,22 +443,57 @@ void ioh_ofd_share(struct ioh_ofd *o)
     atomic_fetch_or(&o->flags, IOH_OFD_SHARED);
 }
 
+/* Take the right to sync o (lagging: 1 lags, 2 being synced, 0 exact): 1
+ * if taken, 0 if there is nothing to sync or the sync in progress is this
+ * thread's own (a signal handler that interrupted it). Whoever loses waits
+ * for the winner: a read that goes to the kernel must not run while another
+ * thread's sync may still move the offset back. A winner that leaves o
+ * lagging (ioh_ofd_sync_for_call) makes the loser try again. */
+static int sync_begin(struct ioh_ofd *o)
+{
+    for (;;) {
+        int expected = 1;
+        if (atomic_compare_exchange_strong(&o->lagging, &expected, 2)) {
+            atomic_store(&o->sync_tid, ioh_tid());
+            return 1;
+        }
+        if (expected == 0)
+            return 0;
+        while (atomic_load(&o->lagging) == 2) {
+            if (atomic_load(&o->sync_tid) == ioh_tid())
+                return 0;
+            ioh_raw0(SYS_sched_yield);
+        }
+    }
+}
+
+/* The kernel offset to the logical one, until no claim moved it meanwhile. */
+static int64_t sync_kernel(int fd, struct ioh_ofd *o)
+{
+    for (;;) {
+        int64_t at = atomic_load(&o->offset);
+        ioh_raw_lseek(fd, at, SEEK_SET);
+        if (atomic_load(&o->offset) == at)
+            return at;
+    }
+}
+
+void ioh_ofd_sync_for_call(int fd, struct ioh_ofd *o)
+{
+    if (!o || atomic_load_explicit(&o->lagging, memory_order_acquire) == 0 || !sync_begin(o))
+        return;
+    sync_kernel(fd, o);
+    /* Still lazy: a read in flight that claims after this is ordered after
+     * the call, and the next sync point syncs again. Not waited for: a
+     * signal handler's lock call must not wait for the read it interrupted
+     * (review: 200 ms per signal). */
+    atomic_store(&o->lagging, 1);
+}
+
 void ioh_ofd_sync(int fd, struct ioh_ofd *o)
 {
-    if (!o || atomic_load_explicit(&o->lagging, memory_order_acquire) == 0)
+    if (!o || atomic_load_explicit(&o->lagging, memory_order_acquire) == 0 || !sync_begin(o))
         return;
-    /* One sync at a time (lagging: 1 lags, 2 being synced, 0 exact). Whoever
-     * loses waits for the winner: a read that goes to the kernel must not run
-     * while another thread's sync may still move the offset back. */
-    int expected = 1;
-    if (!atomic_compare_exchange_strong(&o->lagging, &expected, 2)) {
-        /* Not waiting for ourselves: a signal handler that interrupted
-         * this thread's own sync. */
-        while (atomic_load(&o->lagging) == 2 && atomic_load(&o->sync_tid) != ioh_tid())
-            ioh_raw0(SYS_sched_yield);
-        return;
-    }
-    atomic_store(&o->sync_tid, ioh_tid());
     /* Let the lazy reads in flight in other threads finish (a read waiting on
      * slow storage included, as the kernel's f_pos lock would make a reader
      * of the same description wait). Bounded: a signal handler on a thread
@@ -472,13 +507,13 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
             break;
         ioh_raw0(SYS_sched_yield);
     }
-    for (;;) {
-        int64_t at = atomic_load(&o->offset);
-        ioh_raw_lseek(fd, at, SEEK_SET);
-        if (atomic_load(&o->offset) == at)
-            break;
-    }
+    int64_t at = sync_kernel(fd, o);
     atomic_store(&o->lagging, 0);
+    /* A lazy read of a description that stays private may claim between the
+     * check above and the store: its mark_lagging saw 2 and did nothing.
+     * Seen here (both sides seq_cst), it lags again (review). */
+    if (atomic_load(&o->offset) != at)
+        ioh_ofd_mark_lagging(o);
 }
 
 static void sync_one(int fd, struct ioh_ofd *o, void *arg)
@@ -545,16 +580,22 @@ void ioh_fdtab_foreach(void (*fn)(int fd, struct ioh_ofd *o, void *arg), void *a
     }
 }
 
-int ioh_fd_hide(int fd)
+/* Where hidden descriptors go: 128 numbers below the limit (leaving those
+ * to programs that dup2 to a high number of their own: bash's 255), 4096 at
+ * most; under a limit of 256 or less, the top quarter (at a limit of 100,
+ * the program's 3..74 keep their numbers; found by a tester: nothing was
+ * hidden at 128 or less). */
+static long hide_floor(void)
 {
     struct { unsigned long long cur, max; } lim = {1024, 1024};
     ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim);
-    /* 128 numbers below the limit stay free (programs that dup2 to a high
-     * number of their own: bash's 255); under a limit of 256 or less, the
-     * top quarter (at a limit of 100, the program's 3..74 keep their
-     * numbers; found by a tester: nothing was hidden at 128 or less). */
     long cur = lim.cur > 4096 + 128 ? 4096 + 128 : (long)lim.cur;
-    long want = cur > 256 ? cur - 128 : cur - cur / 4;
+    return cur > 256 ? cur - 128 : cur - cur / 4;
+}
+
+int ioh_fd_hide(int fd)
+{
+    long want = hide_floor();
     if (want <= fd)
         return fd;
     for (int i = 0; i < 64; i++) {
@@ -610,14 +651,25 @@ void ioh_fd_hidden_relocate(int fd)
 {
     if (fd < 0 || !ioh_fd_hidden(fd))
         return;
-    struct { unsigned long long cur, max; } lim = {1024, 1024};
-    ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim);
-    long want = (long)(lim.cur > 4096 + 128 ? 4096 : lim.cur - 128);
-    long moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
     int n = atomic_load(&ioh__fd_relocations);
-    if (moved < 0 || n >= RELOCATIONS) {
-        ioh_fd_unhide(fd);        /* nowhere to go: the number is the program's */
+    if (n >= RELOCATIONS) {
+        ioh_fd_unhide(fd);        /* nowhere to record it: the number is the program's */
         return;
+    }
+    /* Above the floor; if every number there is taken, any free one (the
+     * program's next open then gets another number than without the shim,
+     * which is better than our owner using the program's file: review saw
+     * libunwind read a byte of it, then write to its pipe left without a
+     * reader, and SIGPIPE kill the program). With none free at all, ours
+     * is lost: -1, so that its owner's calls fail with EBADF instead of
+     * reaching the program's file (a pipe whose read end is lost can still
+     * raise SIGPIPE then). */
+    long moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, hide_floor());
+    if (moved < 0)
+        moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+    if (moved < 0) {
+        ioh_fd_unhide(fd);
+        moved = -1;
     }
     for (int i = 0; i < 64; i++) {
         int expected = fd + 1;

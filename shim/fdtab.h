@@ -282,7 +282,9 @@ extern _Atomic int ioh__lagged;
 
 static inline void ioh_ofd_mark_lagging(struct ioh_ofd *o)
 {
-    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed)) {
+    /* seq_cst, as the claim before it: ioh_ofd_sync's re-check after it
+     * clears the flag relies on one of the two seeing the other. */
+    if (!atomic_load_explicit(&o->lagging, memory_order_seq_cst)) {
         int exact = 0;
         atomic_compare_exchange_strong(&o->lagging, &exact, 1);
         if (!atomic_load_explicit(&ioh__lagged, memory_order_relaxed))
@@ -298,7 +300,7 @@ static inline void ioh_ofd_mark_lagging(struct ioh_ofd *o)
  * twice. */
 static inline int ioh_ofd_claim(struct ioh_ofd *o, int64_t *expected, int64_t to)
 {
-    if (!atomic_compare_exchange_strong_explicit(&o->offset, expected, to, memory_order_acq_rel,
+    if (!atomic_compare_exchange_strong_explicit(&o->offset, expected, to, memory_order_seq_cst,
                                                  memory_order_acquire))
         return 0;
     ioh_ofd_mark_lagging(o);
@@ -309,6 +311,10 @@ static inline int ioh_ofd_claim(struct ioh_ofd *o, int64_t *expected, int64_t to
  * after the lazy reads in flight have finished. Callers that share the
  * description mark it shared first. */
 void ioh_ofd_sync(int fd, struct ioh_ofd *o);
+/* ... for one call that reads the kernel offset without moving it (a lock
+ * relative to SEEK_CUR, FIONREAD): no wait for the lazy reads in flight, and
+ * o stays lagging. */
+void ioh_ofd_sync_for_call(int fd, struct ioh_ofd *o);
 /* ... for every known descriptor (fork, spawn, system, popen, exec). */
 void ioh_fdtab_sync_all(void);
 

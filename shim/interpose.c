@@ -592,15 +592,15 @@ static void share_description(int fd)
  * offset where the program believes it is. The description stays lazy. */
 static void kernel_offset_exact(int fd)
 {
-    if (!observe() || !ioh_fd_lookup(fd))
-        return;
     struct ioh_ofd *o;
+    if (!observe() || !(o = ioh_fd_lookup(fd)) ||
+        !atomic_load_explicit(&o->lagging, memory_order_relaxed))
+        return;                   /* sqlite's F_SETLK on an O_RDWR file: nothing lags */
     uint64_t mark;
-    int how = fd_enter(fd, &o, &mark);
+    int how = fd_enter(fd, &o, &mark);     /* held: not handed to another file */
     if (!o)
         return;
-    how = fd_to_kernel(o, how);    /* the sync must not wait for us */
-    policy_sync(fd, o);
+    ioh_ofd_sync_for_call(fd, o);
     fd_leave(o, how);
 }
 
@@ -2707,8 +2707,8 @@ IOH_EXPORT int ioctl(int fd, unsigned long req, ...)
     va_end(ap);
     if (__builtin_expect(req == FIONREAD, 0))
         kernel_offset_exact(fd);
-    return ioh_real.ioctl ? ioh_real.ioctl(fd, req, arg)
-                          : (int)raw_result(ioh_raw3(SYS_ioctl, fd, req, arg));
+    return real()->ioctl ? ioh_real.ioctl(fd, req, arg)
+                         : (int)raw_result(ioh_raw3(SYS_ioctl, fd, req, arg));
 }
 
 /* wordexp runs $(...) in a shell it spawns with libc's own posix_spawn:
@@ -2717,7 +2717,10 @@ IOH_EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
 {
     if (!real()->wordexp)
         return WRDE_NOSPACE;
-    if (!(flags & WRDE_NOCMD))
+    /* Only a command substitution spawns: "~/x" or "$HOME" must not make
+     * every description shared for good (review). A superset is cheap:
+     * `...` or $( anywhere. */
+    if (!(flags & WRDE_NOCMD) && words && (strchr(words, '`') || strstr(words, "$(")))
         before_child();
     return ioh_real.wordexp(words, we, flags);
 }

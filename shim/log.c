@@ -68,9 +68,11 @@ void ioh_report(const char *fmt, ...)
     int saved = errno;
     va_list ap;
     va_start(ap, fmt);
-    if (g_stderr.kept >= 0)
-        emit(g_stderr.kept, fmt, ap);
-    else
+    /* The program may have dup2'd onto our hidden copy: it moved (fdtab.h). */
+    int kept = g_stderr.kept >= 0 ? ioh_fd_relocated(g_stderr.kept) : -1;
+    if (kept >= 0)
+        emit(kept, fmt, ap);
+    else if (g_stderr.kept < 0)
         ioh_vwarn(fmt, ap);
     va_end(ap);
     errno = saved;

@@ -17,8 +17,21 @@
  *   old buffer: 64 reopens mapped 64 MiB more.
  * With "fds": opens FILE six times and prints the numbers it got (run under
  * a low `ulimit -n`: libunwind's pipe must not take the program's numbers).
+ * With "hidden N": reads FILE (a first call site: libunwind's pipe, hidden
+ * at N and N+1 under `ulimit -n 100`), dup2s a descriptor of its own onto N
+ * and N+1, then reads in new threads from new call sites (review: libunwind
+ * then read a byte of the program's file and died of SIGPIPE); prints the
+ * offset of the program's descriptor (0).
+ * With "sigstall": a 100 us timer whose handler takes F_GETLK on the file
+ * the main loop reads in 1 MiB pieces; prints whether the slowest handler
+ * took under 100 ms (review: every one that landed in a read waited 200 ms
+ * for it).
  * FILE must hold at least 100,000 bytes.
  */
+#include <pthread.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <time.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
@@ -142,8 +155,92 @@ static void reopen(const char *path)
     out("100 freopens             = %s\n", grown < 16384 ? "no growth" : "address space grew");
 }
 
+static int g_file = -1;
+
+static __attribute__((noinline)) void *reader_a(void *arg)
+{
+    char b[16];
+    return (void *)(long)read(*(int *)arg, b, sizeof b);
+}
+
+static __attribute__((noinline)) void *reader_b(void *arg)
+{
+    char b[32];
+    return (void *)(long)pread(*(int *)arg, b, sizeof b, 100);
+}
+
+static void hidden(const char *path, int n)
+{
+    int fd = open(path, O_RDONLY);
+    char b[64];
+    if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b)
+        die("read");
+    int mine = open(path, O_RDONLY);
+    if (mine < 0 || dup2(mine, n) != n || dup2(mine, n + 1) != n + 1)
+        die("dup2");
+    void *(*fns[])(void *) = {reader_a, reader_b};
+    for (int i = 0; i < 4; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, fns[i % 2], &fd) != 0 || pthread_join(t, NULL) != 0)
+            die("thread");
+    }
+    out("offset of the program's descriptor %d = %lld\n", n, (long long)lseek(n, 0, SEEK_CUR));
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static volatile double g_slowest;
+static volatile long g_handled;
+
+static void on_timer(int sig)
+{
+    (void)sig;
+    int e = errno;
+    double t0 = now_ms();
+    struct flock l = {.l_type = F_RDLCK, .l_whence = SEEK_CUR, .l_start = 0, .l_len = 10};
+    fcntl(g_file, F_GETLK, &l);
+    double d = now_ms() - t0;
+    if (d > g_slowest)
+        g_slowest = d;
+    g_handled++;
+    errno = e;
+}
+
+static void sigstall(const char *path)
+{
+    g_file = open(path, O_RDONLY);
+    static char buf[1 << 20];
+    if (g_file < 0)
+        die("open");
+    struct sigaction sa = {.sa_handler = on_timer, .sa_flags = SA_RESTART};
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it = {{0, 100}, {0, 100}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    double end = now_ms() + 300;
+    while (now_ms() < end && g_slowest < 100)
+        if (read(g_file, buf, sizeof buf) <= 0)
+            lseek(g_file, 0, SEEK_SET);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    out("slowest lock call in a handler under 100 ms = %s\n",
+        g_handled > 0 && g_slowest < 100 ? "yes" : "no");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 3 && strcmp(argv[2], "hidden") == 0) {
+        hidden(argv[1], atoi(argv[3]));
+        return 0;
+    }
+    if (argc > 2 && strcmp(argv[2], "sigstall") == 0) {
+        sigstall(argv[1]);
+        return 0;
+    }
     if (argc < 2)
         die("usage: offsetuse FILE [fds]");
     if (argc > 2 && strcmp(argv[2], "fds") == 0) {

@@ -23,4 +23,19 @@ if ! cmp -s "$T/fds.plain" "$T/fds.traced"; then
     fail "under ulimit -n 100 the traced program got other descriptor numbers"
 fi
 CASES=$((CASES + 1))
+
+# The program dup2s onto the numbers libunwind's pipe has (75, 76 under a
+# limit of 100), then new call sites need the pipe: ours moves away first.
+(ulimit -n 100 && "$prog" "$f" hidden 75) >"$T/hidden.plain" 2>&1 || fail "offsetuse hidden failed"
+rc=0
+(ulimit -n 100 && IOHINT_TRACE_DIR="$T/trace" IOHINT_CALLSITES=1 LD_PRELOAD="$IOHINT_LIB" \
+    "$prog" "$f" hidden 75) >"$T/hidden.traced" 2>&1 || rc=$?
+[[ $rc -eq 0 ]] || { show "$T/hidden.traced"; fail "offsetuse hidden: exit status $rc under the shim"; }
+cmp -s "$T/hidden.plain" "$T/hidden.traced" ||
+    { show "$T/hidden.traced"; fail "offsetuse hidden: the program's descriptor moved under the shim"; }
+CASES=$((CASES + 1))
+rm -rf "$T/trace"
+
+# A signal handler's lock call must not wait for the read it interrupted.
+same_under_policies 30 "auto trace:none" "$prog" "$f" sigstall
 done_ok
