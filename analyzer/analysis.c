@@ -1712,7 +1712,9 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
 static __attribute__((noinline)) void feed_slow(struct ioh_analysis *an, uint32_t proc,
                                                 const struct ioh_record *rec);
 
-void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_record *rec)
+/* ioh_analysis_feed(), inlined into the loop of ioh_analysis_feed_reader(). */
+static inline __attribute__((always_inline)) void feed(struct ioh_analysis *an, uint32_t proc,
+                                                       const struct ioh_record *rec)
 {
     /* The common case: a read, with an offset and bytes, of the same
      * descriptor as the last read (what on_event() does for it); and most
@@ -1740,6 +1742,21 @@ void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_
         return;
     }
     feed_slow(an, proc, rec);
+}
+
+void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_record *rec)
+{
+    feed(an, proc, rec);
+}
+
+void ioh_analysis_feed_reader(struct ioh_analysis *an, uint32_t proc, struct ioh_reader *r)
+{
+    /* The loop here rather than in the caller: the per-event path is then
+     * not a call of its own (no registers saved and restored per event) and
+     * what it keeps in registers stays there from one event to the next. */
+    struct ioh_record rec;
+    while (ioh_reader_next(r, &rec))
+        feed(an, proc, &rec);
 }
 
 static void feed_slow(struct ioh_analysis *an, uint32_t proc, const struct ioh_record *rec)
