@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PG ((uint64_t)IOH_PAGE)
@@ -437,8 +438,14 @@ static void p_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
 static uint64_t w_set(struct ioh__models *m, uint32_t k, int idx, uint64_t lo, uint64_t hi)
 {
     struct ioh_bitgroup *g = &m->bits;
+    if (__builtin_expect(!m->full, 0)) {
+        m->full = calloc(2, sizeof *m->full);
+        m->full_shift = g->shift;
+        if (!m->full)
+            return ioh_bits_set(g, k, lo, hi);
+    }
     if (m->full_shift != g->shift) {
-        memset(m->full, 0, sizeof m->full);
+        memset(m->full, 0, 2 * sizeof *m->full);
         m->full_shift = g->shift;
     }
     hi = ioh_bits_clip(g, hi);
@@ -660,6 +667,8 @@ void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint
 void ioh__models_free(struct ioh__models *m)
 {
     ioh_bits_free(&m->bits);
+    free(m->full);
+    m->full = NULL;
 }
 
 void ioh__models_set_size(struct ioh__models *m, uint64_t size)

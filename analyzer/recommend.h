@@ -103,9 +103,12 @@ struct ioh__models {
      * around the mean of random reads mostly does, then learns that it
      * sets nothing from one line here instead of a line per word of the
      * interleaved group. Those bitmaps only ever gain units but in a fold,
-     * which forgets what is known (full_shift: the unit it was learnt at). */
+     * which forgets what is known (full_shift: the unit it was learnt at).
+     * Allocated at the first window that moves (NULL before, or if out of
+     * memory: nothing is known); zeroed pages that only the bits written
+     * make resident. */
     uint32_t full_shift;
-    uint64_t full[2][IOH_MODEL_CAP_BITS / 64 / 64];
+    uint64_t (*full)[IOH_MODEL_CAP_BITS / 64 / 64];   /* [2] */
 };
 
 void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint64_t file_size);
