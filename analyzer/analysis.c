@@ -803,11 +803,12 @@ static uint32_t log2_bucket(uint64_t x)
     return x ? 64u - (uint32_t)__builtin_clzll(x) : 0;
 }
 
-static inline __attribute__((always_inline)) void throughput_add(struct ioh_an_file *f, uint64_t t,
-                                                                  uint64_t bytes)
+/* The span outgrew the buckets: widen them (pairs merged) until time d
+ * after tp_t0 falls in one; returns its index. A few times per file, so out
+ * of line: inlined into the per-read paths, its loop took registers they
+ * need. */
+static __attribute__((noinline, cold)) uint64_t throughput_widen(struct ioh_an_file *f, uint64_t d)
 {
-    /* tp_width is a power of two: shift, not divide, on every read. */
-    uint64_t d = t > f->tp_t0 ? t - f->tp_t0 : 0;
     uint64_t i = d >> __builtin_ctzll(f->tp_width);
     while (i >= IOH_AN_TIME_BUCKETS) {
         for (uint32_t j = 0; j < IOH_AN_TIME_BUCKETS / 2; j++) {
@@ -819,6 +820,17 @@ static inline __attribute__((always_inline)) void throughput_add(struct ioh_an_f
         f->tp_width *= 2;
         i = d >> __builtin_ctzll(f->tp_width);
     }
+    return i;
+}
+
+static inline __attribute__((always_inline)) void throughput_add(struct ioh_an_file *f, uint64_t t,
+                                                                  uint64_t bytes)
+{
+    /* tp_width is a power of two: shift, not divide, on every read. */
+    uint64_t d = t > f->tp_t0 ? t - f->tp_t0 : 0;
+    uint64_t i = d >> __builtin_ctzll(f->tp_width);
+    if (__builtin_expect(i >= IOH_AN_TIME_BUCKETS, 0))
+        i = throughput_widen(f, d);
     f->tp_bytes[i] += bytes;
     f->tp_reads[i]++;
 }
@@ -1718,7 +1730,9 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
 static __attribute__((noinline)) void feed_slow(struct ioh_analysis *an, uint32_t proc,
                                                 const struct ioh_record *rec);
 
-void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_record *rec)
+/* ioh_analysis_feed(), inlined into the loop of ioh_analysis_feed_reader(). */
+static inline __attribute__((always_inline)) void feed(struct ioh_analysis *an, uint32_t proc,
+                                                       const struct ioh_record *rec)
 {
     /* The common case: a read, with an offset and bytes, of the same
      * descriptor as the last read (what on_event() does for it); and most
@@ -1746,6 +1760,21 @@ void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_
         return;
     }
     feed_slow(an, proc, rec);
+}
+
+void ioh_analysis_feed(struct ioh_analysis *an, uint32_t proc, const struct ioh_record *rec)
+{
+    feed(an, proc, rec);
+}
+
+void ioh_analysis_feed_reader(struct ioh_analysis *an, uint32_t proc, struct ioh_reader *r)
+{
+    /* The loop here rather than in the caller: the per-event path is then
+     * not a call of its own (no registers saved and restored per event) and
+     * what it keeps in registers stays there from one event to the next. */
+    struct ioh_record rec;
+    while (ioh_reader_next(r, &rec))
+        feed(an, proc, &rec);
 }
 
 static void feed_slow(struct ioh_analysis *an, uint32_t proc, const struct ioh_record *rec)

@@ -164,8 +164,7 @@ int ioh_cmd_analyze(int argc, char **argv)
          * what ioh_multireader_next() does for it (the multireader owns the
          * reader; it is const only to its other users). */
         struct ioh_reader *r = (struct ioh_reader *)ioh_multireader_reader(mr, 0);
-        while (ioh_reader_next(r, &rec))
-            ioh_analysis_feed(an, 0, &rec);
+        ioh_analysis_feed_reader(an, 0, r);
     } else {
         while (ioh_multireader_next(mr, &src, &rec)) {
             ioh_analysis_feed(an, src, &rec);

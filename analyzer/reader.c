@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,9 +292,12 @@ static inline struct ioh_event *expand_slot(struct cursor *c)
 }
 
 /* A compact event becomes the head, expanded with the context of the event
- * before it (p, c->prev, which the caller checked). */
-static inline const struct ioh_rec *load_short(struct cursor *c, const struct ioh_event *p,
-                                               const struct ioh_event_short *s)
+ * before it (p, c->prev, which the caller checked). keyed: set the head's
+ * merge key (not while the cursor is the only one left: nothing compares
+ * it any more). */
+static inline __attribute__((always_inline)) const struct ioh_rec *
+load_short(struct cursor *c, const struct ioh_event *p, const struct ioh_event_short *s,
+           bool keyed)
 {
     uint64_t t = p->t + s->dt;
     struct ioh_event *x = expand_slot(c);
@@ -304,7 +308,8 @@ static inline const struct ioh_rec *load_short(struct cursor *c, const struct io
     x->off = s->off;
     x->len = s->len;
     x->ret = s->ret;
-    c->key = t;
+    if (keyed)
+        c->key = t;
     c->prev = x;
     c->cont = continuable(c, s->off, s->ret);
     return (const struct ioh_rec *)x;
@@ -317,21 +322,25 @@ static inline bool can_continue(const struct cursor *c)
 }
 
 /* A continuation event becomes the head: the event before it (p, c->prev),
- * moved on by its result (the caller checked can_continue). */
-static inline const struct ioh_rec *load_next(struct cursor *c, const struct ioh_event *p,
-                                              const struct ioh_event_next *n)
+ * moved on by its result (the caller checked can_continue). keyed: as for
+ * load_short(). */
+static inline __attribute__((always_inline)) const struct ioh_rec *
+load_next(struct cursor *c, const struct ioh_event *p, const struct ioh_event_next *n, bool keyed)
 {
     uint64_t t = p->t + n->dt;
     const int64_t off = p->off + p->ret;
     struct ioh_event *x = expand_slot(c);
-    x->op = p->op;
-    x->flags = p->flags;
+    /* op and flags, adjacent, in one copy. */
+    _Static_assert(offsetof(struct ioh_event, flags) == offsetof(struct ioh_event, op) + 2,
+                   "op, then flags");
+    memcpy(&x->op, &p->op, sizeof x->op + sizeof x->flags);
     x->t = t;
     x->dur = n->dur;
     x->off = off;
     x->len = p->len;
     x->ret = n->ret;
-    c->key = t;
+    if (keyed)
+        c->key = t;
     c->prev = x;
     /* off >= 0 (can_continue() held for p) and c->next is set. */
     c->cont = n->ret >= 0 && n->ret <= INT64_MAX - off;
@@ -384,12 +393,12 @@ static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, str
                 case IOH_REC_EVENT_SHORT:
                     ok = size == sizeof(struct ioh_event_short) && c->prev && c->compact;
                     if (ok)
-                        rec = load_short(c, c->prev, (const struct ioh_event_short *)rec);
+                        rec = load_short(c, c->prev, (const struct ioh_event_short *)rec, true);
                     break;
                 case IOH_REC_EVENT_NEXT:
                     ok = size == sizeof(struct ioh_event_next) && can_continue(c);
                     if (ok)
-                        rec = load_next(c, c->prev, (const struct ioh_event_next *)rec);
+                        rec = load_next(c, c->prev, (const struct ioh_event_next *)rec, true);
                     break;
                 case IOH_REC_PATH:
                     ok = size >= sizeof(struct ioh_rec_path) &&
@@ -451,14 +460,14 @@ static inline int cursor_load_event(struct cursor *c, uint32_t pos)
         if (__builtin_expect(rec->size8 != sizeof(struct ioh_event_next) / 8 ||
                              !can_continue(c), 0))
             return 0;
-        c->head = load_next(c, c->prev, (const struct ioh_event_next *)rec);
+        c->head = load_next(c, c->prev, (const struct ioh_event_next *)rec, true);
         c->head_size = sizeof(struct ioh_event_next);
     } else if (rec->type == IOH_REC_EVENT_SHORT) {
         if (__builtin_expect(pos + sizeof(struct ioh_event_short) > c->end ||
                              rec->size8 != sizeof(struct ioh_event_short) / 8 || !c->prev ||
                              !c->compact, 0))
             return 0;
-        c->head = load_short(c, c->prev, (const struct ioh_event_short *)rec);
+        c->head = load_short(c, c->prev, (const struct ioh_event_short *)rec, true);
         c->head_size = sizeof(struct ioh_event_short);
     } else {
         if (__builtin_expect(rec->type != IOH_REC_EVENT ||
@@ -764,13 +773,13 @@ int ioh_reader_next(struct ioh_reader *r, struct ioh_record *rec)
         if (n->type == IOH_REC_EVENT_NEXT) {
             if (__builtin_expect(n->size8 != sizeof(struct ioh_event_next) / 8 || !c->cont, 0))
                 return next_event(r, rec);
-            c->head = load_next(c, p, (const struct ioh_event_next *)n);
+            c->head = load_next(c, p, (const struct ioh_event_next *)n, false);
             c->head_size = sizeof(struct ioh_event_next);
         } else if (n->type == IOH_REC_EVENT_SHORT) {
             if (__builtin_expect(n->size8 != sizeof(struct ioh_event_short) / 8 ||
                                  !c->compact, 0))
                 return next_event(r, rec);
-            c->head = load_short(c, p, (const struct ioh_event_short *)n);
+            c->head = load_short(c, p, (const struct ioh_event_short *)n, false);
             c->head_size = sizeof(struct ioh_event_short);
         } else {
             return next_event(r, rec);

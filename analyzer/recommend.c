@@ -5,13 +5,11 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PG ((uint64_t)IOH_PAGE)
 #define MIB (1024ull * 1024)
-/* Bits per model bitmap: page granularity up to 4 GiB files (128 KiB per
- * bitmap, 1.4 MiB per file at most); coarser units beyond. */
-#define MODEL_CAP_BITS (1ull << 20)
 /* WILLNEED is computed after the pass from the pages used, so its bitmap
  * slot holds the pages any read used. */
 #define USED IOH_AN_M_WILLNEED
@@ -434,6 +432,40 @@ static void p_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
     }
 }
 
+/* ioh_bits_set() of units [lo, hi) in window model idx's bitmap k: the
+ * words known to be full are skipped (they would add nothing), and those
+ * it fills are noted (see ioh__models.full). */
+static uint64_t w_set(struct ioh__models *m, uint32_t k, int idx, uint64_t lo, uint64_t hi)
+{
+    struct ioh_bitgroup *g = &m->bits;
+    if (__builtin_expect(!m->full, 0)) {
+        m->full = calloc(2, sizeof *m->full);
+        m->full_shift = g->shift;
+        if (!m->full)
+            return ioh_bits_set(g, k, lo, hi);
+    }
+    if (m->full_shift != g->shift) {
+        memset(m->full, 0, 2 * sizeof *m->full);
+        m->full_shift = g->shift;
+    }
+    hi = ioh_bits_clip(g, hi);
+    if (lo >= hi)
+        return 0;
+    uint64_t *full = m->full[idx], added = 0;
+    const uint64_t wl = lo / 64, wh = (hi - 1) / 64;
+    for (uint64_t i = wl; i <= wh; i++) {
+        if (full[i / 64] >> (i % 64) & 1)
+            continue;
+        const uint64_t mask = ioh__mask(i == wl ? lo % 64 : 0, i == wh ? (hi - 1) % 64 + 1 : 64);
+        uint64_t *w = &IOH__W(g, k, i);
+        added += ioh__pop(mask & ~*w);
+        *w |= mask;
+        if (*w == ~0ull)
+            full[i / 64] |= 1ull << (i % 64);
+    }
+    return added;
+}
+
 /* Sliding window (seed 001's third flavour): keep the window of W bytes
  * around the mean offset of recent reads fetched, in steps of S; it follows
  * the mean as it drifts. The mean is an exponential average (1/8 per read). */
@@ -480,8 +512,8 @@ w_window(struct ioh__models *m, uint32_t k, int idx, uint64_t off, uint64_t end,
     for (int i = 0; i < 2; i++) {
         if (pieces[i][0] >= pieces[i][1])
             continue;
-        uint64_t added = ioh_bits_set(g, k, ioh_bits_lo_unit(g, pieces[i][0]),
-                                      ioh_bits_hi_unit(g, page_ceil(pieces[i][1]) * PG))
+        uint64_t added = w_set(m, k, idx, ioh_bits_lo_unit(g, pieces[i][0]),
+                               ioh_bits_hi_unit(g, page_ceil(pieces[i][1]) * PG))
                          << g->shift;
         c->fetched += added;
         c->requests += (added + step - 1) >> step_shift;
@@ -626,7 +658,7 @@ void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint
 {
     memset(m, 0, sizeof *m);
     m->p = p;
-    ioh_bits_init(&m->bits, IOH_AN_MODELS, 12, MODEL_CAP_BITS);
+    ioh_bits_init(&m->bits, IOH_AN_MODELS, 12, IOH_MODEL_CAP_BITS);
     m->limit = file_size;
     if (file_size)
         ioh_bits_reserve(&m->bits, file_size);
@@ -635,6 +667,8 @@ void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint
 void ioh__models_free(struct ioh__models *m)
 {
     ioh_bits_free(&m->bits);
+    free(m->full);
+    m->full = NULL;
 }
 
 void ioh__models_set_size(struct ioh__models *m, uint64_t size)

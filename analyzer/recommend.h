@@ -71,6 +71,9 @@ struct ioh__counts {
  * period's counts are scaled by its reads over its replayed reads. Runs of
  * consecutive reads are long, so sequential files rarely reach the budget. */
 #define IOH_MODEL_BUDGET 65536u
+/* Bits per model bitmap at most: page granularity up to 4 GiB files (128 KiB
+ * per bitmap, 1.4 MiB per file at most); coarser units beyond. */
+#define IOH_MODEL_CAP_BITS (1ull << 20)
 #define IOH_MODEL_REGION_SHIFT 24
 #define IOH_MODEL_MAX_SAMPLE_SHIFT 8
 
@@ -93,6 +96,19 @@ struct ioh__models {
                                         of finished periods */
     double   raw_fetched[IOH_AN_MODELS];  /* fetched bytes as replayed (to scale unused) */
     double   acc_reads;         /* reads the finished periods account for */
+
+    /* The window models' full words: bit i of full[idx] set means word i
+     * of the window model's bitmap has all its units fetched (clear: not
+     * known). A window that moves back over fetched ground, as a window
+     * around the mean of random reads mostly does, then learns that it
+     * sets nothing from one line here instead of a line per word of the
+     * interleaved group. Those bitmaps only ever gain units but in a fold,
+     * which forgets what is known (full_shift: the unit it was learnt at).
+     * Allocated at the first window that moves (NULL before, or if out of
+     * memory: nothing is known); zeroed pages that only the bits written
+     * make resident. */
+    uint32_t full_shift;
+    uint64_t (*full)[IOH_MODEL_CAP_BITS / 64 / 64];   /* [2] */
 };
 
 void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint64_t file_size);

@@ -617,6 +617,64 @@ static void test_runs_match_reads(void **state)
     }
 }
 
+/* The window models skip the words they know are full (ioh__models.full):
+ * the same counts and bitmaps as setting every word, whether the window
+ * jumps at random, drifts, or comes back, and across a fold. */
+static void test_window_full_words(void **state)
+{
+    (void)state;
+    struct ioh_an_params p;
+    ioh_an_params_default(&p);
+    struct ioh__models a, b;
+    struct ioh__model_stream sa, sb;
+    memset(&sa, 0, sizeof sa);
+    memset(&sb, 0, sizeof sb);
+    ioh__models_init(&a, &p, 8 * GIB);
+    ioh__models_init(&b, &p, 8 * GIB);
+    uint64_t x = 12345;
+    for (uint64_t i = 0; i < 24000; i++) {
+        if (i == 4096) {
+            /* The file grows past what the bitmaps hold: they fold, and
+             * the words known full before (the first GiB's) are other
+             * words now. */
+            ioh__models_set_size(&a, 64 * GIB);
+            ioh__models_set_size(&b, 64 * GIB);
+        }
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        /* First a scan of the first GiB that the window follows; then at
+         * random over 8 GiB, or drifting up in a 64 MiB band. */
+        uint64_t off = i < 4096 ? i * 256 * KIB
+                       : i % 3 ? (x >> 30) % (8 * GIB)
+                               : 4 * GIB + i * 4096 + (x >> 40) % (64 * MIB);
+        off &= ~4095ull;
+        /* b forgets what it knows before each run: it sets every word. */
+        if (b.full)
+            memset(b.full, 0, 2 * sizeof *b.full);
+        ioh__models_run(&a, &sa, off, off + 4096, 1);
+        ioh__models_run(&b, &sb, off, off + 4096, 1);
+    }
+    assert_int_equal(a.bits.shift, b.bits.shift);
+    assert_true(a.bits.shift > 12);
+    static const int win[] = {IOH_AN_M_WINDOW_4M, IOH_AN_M_WINDOW_32M};
+    for (size_t j = 0; j < 2; j++) {
+        int k = win[j];
+        assert_int_equal(a.c[k].hits, b.c[k].hits);
+        assert_int_equal(a.c[k].misses, b.c[k].misses);
+        assert_int_equal(a.c[k].requests, b.c[k].requests);
+        assert_int_equal(a.c[k].fetched, b.c[k].fetched);
+        for (uint64_t w = 0; w < a.bits.nwords; w++)
+            assert_int_equal(IOH__W(&a.bits, k, w), IOH__W(&b.bits, k, w));
+    }
+    /* Some words were known full (else nothing was skipped). */
+    uint64_t known = 0;
+    const size_t per = sizeof a.full[0] / sizeof a.full[0][0];
+    for (size_t w = 0; a.full && w < 2 * per; w++)
+        known += a.full[w / per][w % per] != 0;
+    assert_true(known > 0);
+    ioh__models_free(&a);
+    ioh__models_free(&b);
+}
+
 /* The read-ahead model against the kernel's numbers for a simple stream. */
 static void test_readahead_model(void **state)
 {
@@ -865,6 +923,7 @@ int main(void)
         cmocka_unit_test(test_points_bounded),
         cmocka_unit_test(test_sampling),
         cmocka_unit_test(test_runs_match_reads),
+        cmocka_unit_test(test_window_full_words),
         cmocka_unit_test(test_readahead_model),
         cmocka_unit_test(test_size_text),
         cmocka_unit_test(test_bitmap),
