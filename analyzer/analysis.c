@@ -1653,6 +1653,10 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
         struct ioh_an_file *f = &an->files[s->file];
         if (s->fd < 0)
             s->fd = e->fd;
+        /* Off the hot path: a stream's first shared read comes here (the
+         * flag is part of the hot key), and one is enough. */
+        if (__builtin_expect(e->flags & IOH_EV_SHARED, 0))
+            s->shared = true;
         if (__builtin_expect(e->flags & IOH_EV_SERVED, 0) && e->ret > 0) {
             f->applied.served_reads++;
             f->applied.served_bytes += (uint64_t)e->ret;
@@ -1922,6 +1926,11 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
             f->top_by_reads[j - 1] = t;
         }
 
+    for (uint32_t i = 0; i < f->nstreams; i++) {
+        const struct ioh_an_stream *s = &an->streams[f->streams[i]];
+        if (s->shared)
+            f->shared_reads += s->m.reads;
+    }
     ioh__models_effects(&fs->models, f->size > 0 ? (uint64_t)f->size : 0, f->footprint,
                         f->effects);
     f->model_sample = ioh__models_sampled(&fs->models);

@@ -203,7 +203,7 @@ struct ioh_an_recommendation {
     int64_t  requests_saved;    /* baseline.requests - predicted.requests */
     int64_t  syscalls_saved;    /* baseline.syscalls - predicted.syscalls */
     double   speedup;           /* baseline.cost_ns / predicted.cost_ns */
-    char     reason[160];       /* one line: why this policy */
+    char     reason[256];       /* one line: why this policy */
 };
 
 /* One file. */
@@ -220,6 +220,8 @@ struct ioh_an_file {
 
     struct ioh_an_metrics m;
     uint64_t footprint;         /* distinct bytes read (at bitmap granularity, see granule) */
+    uint64_t shared_reads;      /* reads of streams that read through a shared description
+                                   (flag SHARED: coalescing cannot serve their read()s) */
     uint64_t granule;           /* bytes per footprint bit at the end */
     double   reread_ratio;      /* 1 - footprint / bytes: share of bytes read again */
     uint64_t mmaps;             /* mmap calls on it (page faults are not traced) */
@@ -315,6 +317,7 @@ struct ioh_an_stream {
     double   confidence;
     uint64_t request_size;      /* the most common request length */
     int64_t  stride;            /* the most common start-to-start jump, 0 */
+    bool     shared;            /* read through a shared description (flag SHARED) */
 
     struct ioh__stream_state *state;  /* private, NULL after finish */
 };

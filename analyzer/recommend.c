@@ -1040,14 +1040,28 @@ static bool in_family(enum ioh_cls_class c, enum ioh_an_model k)
  * order, which lists the lighter policies first: a later one must predict 2%
  * less to win, so that near-equal models do not flip on noise. DEFAULT when
  * none qualifies. */
-static enum ioh_an_model cheapest(const struct ioh_an_file *f, bool family)
+static bool is_coalesce(enum ioh_an_model k)
+{
+    return k == IOH_AN_M_COALESCE_64K || k == IOH_AN_M_COALESCE_512K;
+}
+
+/* Most reads went through a description shared with another process or a
+ * dup (flag SHARED: an inherited stdin, dd's input): coalescing serves only
+ * private descriptions' read()s, so it cannot be recommended there. */
+static bool coalesce_cannot_serve(const struct ioh_an_file *f)
+{
+    return 2 * f->shared_reads > f->m.reads;
+}
+
+static enum ioh_an_model cheapest(const struct ioh_an_file *f, bool family, bool coalesce_ok)
 {
     enum ioh_an_model best = IOH_AN_M_DEFAULT;
     double best_cost = family ? -1 : f->effects[IOH_AN_M_DEFAULT].cost_ns;
     for (uint32_t k = 1; k < IOH_AN_MODELS; k++) {
         const struct ioh_an_effect *e = &f->effects[k];
         /* noreuse never saves time; it is only ever added. */
-        if (!e->valid || k == IOH_AN_M_NOREUSE || (family && !in_family(f->cls, (enum ioh_an_model)k)))
+        if (!e->valid || k == IOH_AN_M_NOREUSE || (family && !in_family(f->cls, (enum ioh_an_model)k)) ||
+            (!coalesce_ok && is_coalesce((enum ioh_an_model)k)))
             continue;
         if (best_cost < 0 || e->cost_ns < 0.98 * best_cost) {
             best_cost = e->cost_ns;
@@ -1063,10 +1077,11 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
     memset(r, 0, sizeof *r);
     r->baseline = f->effects[IOH_AN_M_DEFAULT];
     double base = r->baseline.cost_ns;
-    enum ioh_an_model best = cheapest(f, false);
+    bool coalesce_ok = !coalesce_cannot_serve(f);
+    enum ioh_an_model best = cheapest(f, false, coalesce_ok);
     /* Near-equal predictions: the policy made for the file's class wins
      * when its model predicts within 10% of the cheapest. */
-    enum ioh_an_model fam = cheapest(f, true);
+    enum ioh_an_model fam = cheapest(f, true, coalesce_ok);
     if (fam != IOH_AN_M_DEFAULT && f->effects[fam].cost_ns <= 1.1 * f->effects[best].cost_ns)
         best = fam;
     double best_cost = f->effects[best].cost_ns;
@@ -1117,6 +1132,13 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
     r->syscalls_saved = (int64_t)r->baseline.syscalls - (int64_t)r->predicted.syscalls;
     r->speedup = r->predicted.cost_ns > 0 ? r->baseline.cost_ns / r->predicted.cost_ns : 1.0;
     reason(f, r);
+    if (!coalesce_ok && is_coalesce(cheapest(f, false, true))) {
+        size_t n = strlen(r->reason);
+        snprintf(r->reason + n, sizeof r->reason - n,
+                 "%scoalescing cannot serve these reads: %" PRIu64 " of %" PRIu64
+                 " went through a shared descriptor (inherited or dup'd)",
+                 n ? "; " : "", f->shared_reads, f->m.reads);
+    }
     if (r->noreuse && best != IOH_AN_M_DEFAULT) {
         size_t n = strlen(r->reason);
         snprintf(r->reason + n, sizeof r->reason - n, "; read once: drop behind");

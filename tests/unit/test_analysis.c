@@ -372,6 +372,44 @@ static void test_tiny_reads(void **state)
     ioh_analysis_free(an);
 }
 
+/* The same tiny reads through a shared description (read() on an inherited
+ * stdin, dd's dup'd input: flag SHARED): coalescing cannot serve them, so it
+ * is not recommended, and the reason says why; the same reads through a
+ * private description are. */
+static void tiny_shared(const char *name, uint64_t shared_from)
+{
+    struct ioh_synth *w = open_proc(name, 10, 1, T0);
+    uint64_t t = T0 + 100;
+    assert_int_equal(ioh_synth_path(w, 1, 1, t, 8, 42, 1 * MIB, "/data/f"), 0);
+    for (uint64_t i = 0; i < 4096; i++) {
+        t += 1000;
+        struct ioh_event e = {.op = IOH_OP_READ, .tid = 1, .fd = 0, .t = t,
+                              .off = (int64_t)(i * 100), .len = 100, .ret = 100, .dur = 500,
+                              .file = 1, .flags = i >= shared_from ? IOH_EV_SHARED : 0};
+        assert_int_equal(ioh_synth_event(w, &e), 0);
+    }
+    assert_int_equal(ioh_synth_finish(w, t + 1000), 0);
+}
+
+static void test_shared_not_coalesced(void **state)
+{
+    (void)state;
+    tiny_shared("shared.iohtrace", 0);
+    struct ioh_analysis *an = analyze1("shared.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->shared_reads, 4096);
+    assert_int_equal(f->rec.coalesce, 0);
+    assert_non_null(strstr(f->rec.reason, "coalescing cannot serve these reads: 4096 of 4096"));
+    ioh_analysis_free(an);
+
+    tiny_shared("private.iohtrace", UINT64_MAX);
+    an = analyze1("private.iohtrace");
+    f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->shared_reads, 0);
+    assert_true(f->rec.coalesce > 0);
+    ioh_analysis_free(an);
+}
+
 static void test_phases(void **state)
 {
     (void)state;
@@ -916,6 +954,7 @@ int main(void)
         cmocka_unit_test(test_sparse),
         cmocka_unit_test(test_reread),
         cmocka_unit_test(test_tiny_reads),
+        cmocka_unit_test(test_shared_not_coalesced),
         cmocka_unit_test(test_phases),
         cmocka_unit_test(test_eof_errors_nooffset),
         cmocka_unit_test(test_many_traces),
