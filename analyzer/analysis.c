@@ -1657,6 +1657,9 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
          * flag is part of the hot key), and one is enough. */
         if (__builtin_expect(e->flags & IOH_EV_SHARED, 0))
             s->shared = true;
+        if (e->op == IOH_OP_FREAD || e->op == IOH_OP_FGETS || e->op == IOH_OP_GETDELIM ||
+            e->op == IOH_OP_FGETC || e->op == IOH_OP_UFLOW || e->op == IOH_OP_FSCANF)
+            s->stdio = true;      /* the op is part of the hot key too */
         if (__builtin_expect(e->flags & IOH_EV_SERVED, 0) && e->ret > 0) {
             f->applied.served_reads++;
             f->applied.served_bytes += (uint64_t)e->ret;
@@ -1930,6 +1933,8 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
         const struct ioh_an_stream *s = &an->streams[f->streams[i]];
         if (s->shared)
             f->shared_reads += s->m.reads;
+        if (s->stdio)
+            f->stdio_reads += s->m.reads;
     }
     ioh__models_effects(&fs->models, f->size > 0 ? (uint64_t)f->size : 0, f->footprint,
                         f->effects);

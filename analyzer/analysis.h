@@ -222,6 +222,8 @@ struct ioh_an_file {
     uint64_t footprint;         /* distinct bytes read (at bitmap granularity, see granule) */
     uint64_t shared_reads;      /* reads of streams that read through a shared description
                                    (flag SHARED: coalescing cannot serve their read()s) */
+    uint64_t stdio_reads;       /* reads of streams read through stdio (fread, fgets,
+                                   getline, getc, fscanf: glibc buffers them already) */
     uint64_t granule;           /* bytes per footprint bit at the end */
     double   reread_ratio;      /* 1 - footprint / bytes: share of bytes read again */
     uint64_t mmaps;             /* mmap calls on it (page faults are not traced) */
@@ -318,6 +320,7 @@ struct ioh_an_stream {
     uint64_t request_size;      /* the most common request length */
     int64_t  stride;            /* the most common start-to-start jump, 0 */
     bool     shared;            /* read through a shared description (flag SHARED) */
+    bool     stdio;             /* read through stdio */
 
     struct ioh__stream_state *state;  /* private, NULL after finish */
 };

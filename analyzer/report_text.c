@@ -270,8 +270,8 @@ static void print_effect_line(FILE *o, const struct ioh_an_recommendation *r)
     char b1[32], b2[32], b3[32], b4[32];
     fprintf(o, "  %-11s  %s", "policy", r->policy);
     if (r->model == IOH_AN_M_DEFAULT) {
-        fprintf(o, " (as is: hit rate %.1f%%, %s requests, %s fetched unused)\n",
-                100 * b->hit_rate, num(b1, sizeof b1, b->requests),
+        fprintf(o, " (as is: hit rate %.1f%%, %s request%s, %s fetched unused)\n",
+                100 * b->hit_rate, num(b1, sizeof b1, b->requests), plural(b->requests),
                 bytes(b2, sizeof b2, b->unused));
         return;
     }
