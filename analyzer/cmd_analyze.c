@@ -66,7 +66,8 @@ static void help(FILE *o)
           "strided, windowed, sparse, re-read) with the evidence, phases, call sites,\n"
           "and the policy that would help with its predicted effect.\n\n"
           "  --json        the stable JSON schema of docs/analyze.md\n"
-          "  --html FILE   also write a self-contained HTML page\n"
+          "  --html FILE   also write a self-contained HTML page (- : to stdout, instead\n"
+          "                of the text report)\n"
           "  --top N       show the N most important files (default 10; 0: all)\n"
           "  --all         include files with too few reads to classify\n"
           "  --stats       print records/s, CPU time and peak memory to stderr\n"
@@ -120,6 +121,13 @@ int ioh_cmd_analyze(int argc, char **argv)
     }
     if (optind >= argc) {
         fputs(USAGE, stderr);
+        return 2;
+    }
+    /* --html - puts the page on stdout, instead of the text report: both
+     * there made neither readable (a tester's r.html began with the text). */
+    bool html_stdout = html && strcmp(html, "-") == 0;
+    if (html_stdout && json) {
+        fputs("iohint analyze: --json and --html - would both write to standard output\n", stderr);
         return 2;
     }
     /* JSON lists every classified file unless --top was given; --all with
@@ -204,7 +212,7 @@ int ioh_cmd_analyze(int argc, char **argv)
     }
     double wall1 = now(CLOCK_MONOTONIC), cpu1 = now(CLOCK_PROCESS_CPUTIME_ID);
 
-    if (rc == 0) {
+    if (rc == 0 && !html_stdout) {
         int w = json ? ioh_report_json(an, &ro, stdout) : ioh_report_text(an, &ro, stdout);
         if (w < 0 || fflush(stdout) != 0) {
             fprintf(stderr, "iohint analyze: cannot write the report: %s\n", strerror(errno));

@@ -52,11 +52,14 @@ run errors-version.txt "$iohint" analyze version.iohtrace
 run errors-missing.txt "$iohint" analyze missing.iohtrace
 run errors-usage.txt "$iohint" analyze
 run errors-top.txt "$iohint" analyze --top lots classes.iohtrace
+run errors-htmljson.txt "$iohint" analyze --json --html - classes.iohtrace
+# --html - puts the page alone on stdout (no text report before it)
+run html-stdout.txt sh -c '"$1" analyze --html - classes.iohtrace | head -c 15; echo' sh "$iohint"
 
 rc=0
 for f in classes.txt classes.json classes-top2.txt pipeline.txt pipeline.json cut.txt \
          errors-notatrace.txt errors-version.txt errors-missing.txt errors-usage.txt \
-         errors-top.txt; do
+         errors-top.txt errors-htmljson.txt html-stdout.txt; do
     if [ "$update" = "--update" ]; then
         cp "$f" "$here/$f"
     elif ! diff -u "$here/$f" "$f"; then
