@@ -1500,6 +1500,19 @@ static int parse_args(struct compare *c, int argc, char **argv)
         fprintf(stderr, "iohint compare: --input %s: %s\n", c->input, strerror(errno));
         return -1;
     }
+    /* Checked whatever the mode: a typo there must not pass unnoticed
+     * (found by a tester: --evict /no/such/file ran, exit 0, with --hot). */
+    for (int i = 0; i < c->nextra; i++)
+        if (access(c->extra_evict[i], R_OK) < 0) {
+            fprintf(stderr, "iohint compare: --evict %s: %s\n", c->extra_evict[i],
+                    strerror(errno));
+            return -1;
+        }
+    if (c->nextra && c->cache != CACHE_COLD && !c->dry_evict) {
+        fprintf(stderr, "iohint compare: --evict needs --cold or --dry-evict (nothing is "
+                        "evicted otherwise)\n");
+        return -1;
+    }
     if (npol == 0) {
         if (c->no_baseline) {
             fprintf(stderr, "iohint compare: --no-baseline needs at least one -p POLICY "

@@ -28,6 +28,8 @@ usage_error zero_runs "-n 0" -- -n 0 -- "${run_cmd[@]}"
 usage_error bad_option "unrecognized option|usage:" -- --frobnicate -- "${run_cmd[@]}"
 usage_error no_baseline_alone "needs at least one -p" -- --no-baseline -- "${run_cmd[@]}"
 usage_error bad_evict "--evict $T/missing" -- --cold --evict "$T/missing" -- "${run_cmd[@]}"
+usage_error bad_evict_hot "--evict $T/missing" -- --hot --evict "$T/missing" -- "${run_cmd[@]}"
+usage_error evict_not_cold "--evict needs --cold" -- --evict /etc/passwd -- "${run_cmd[@]}"
 
 "$IOHINT" compare --help >"$T/help.out" || fail "--help exited $?"
 grep -q -- '--cold' "$T/help.out" || fail "--help does not describe --cold"
