@@ -7,6 +7,7 @@
  * described in docs/analyze.md ("Text report"); golden tests pin it.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -228,6 +229,18 @@ static void print_site(FILE *o, const struct ioh_analysis *an, uint32_t site)
     }
 }
 
+/* One claim of a line of claims: "; " before all but the first. */
+__attribute__((format(printf, 3, 4))) static void claim(FILE *o, const char **sep,
+                                                       const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(*sep, o);
+    vfprintf(o, fmt, ap);
+    va_end(ap);
+    *sep = "; ";
+}
+
 /* What a policy did, when the trace was made under one (iohint run -p). */
 static void print_applied(FILE *o, const struct ioh_an_file *f)
 {
@@ -238,29 +251,31 @@ static void print_applied(FILE *o, const struct ioh_an_file *f)
     if (!acts && !ap->served_reads)
         return;
     char b1[32], b2[32], b3[32], what[256];
+    const char *sep = " ";
     fprintf(o, "  %-11s ", "applied");
     if (ap->actions[7]) {
         struct ioh_actions a = {.flags = ap->decided_flags & ~(uint32_t)IOH_ACT_AUTO};
         ioh_actions_format(&a, what, sizeof what);
-        fprintf(o, " auto chose %s for %s;", what, ioh_cls_name((enum ioh_cls_class)ap->decided_class));
+        claim(o, &sep, "auto chose %s for %s", what,
+              ioh_cls_name((enum ioh_cls_class)ap->decided_class));
     }
     if (ap->served_reads)
-        fprintf(o, " %s of %s reads served from blocks (%s read into them);",
-                num(b1, sizeof b1, ap->served_reads), num(b2, sizeof b2, f->m.reads),
-                bytes(b3, sizeof b3, ap->refill_bytes));
+        claim(o, &sep, "%s of %s reads served from blocks (%s read into them)",
+              num(b1, sizeof b1, ap->served_reads), num(b2, sizeof b2, f->m.reads),
+              bytes(b3, sizeof b3, ap->refill_bytes));
     if (ap->actions[1] || ap->actions[3])
-        fprintf(o, " %s hint%s applied%s;", num(b1, sizeof b1, ap->actions[1] + ap->actions[3]),
-                plural(ap->actions[1] + ap->actions[3]),
-                ap->actions[3] ? " (overriding the program's)" : "");
+        claim(o, &sep, "%s hint%s applied%s", num(b1, sizeof b1, ap->actions[1] + ap->actions[3]),
+              plural(ap->actions[1] + ap->actions[3]),
+              ap->actions[3] ? " (overriding the program's)" : "");
     if (ap->actions[2])
-        fprintf(o, " %s of the program's hints vetoed;", num(b1, sizeof b1, ap->actions[2]));
+        claim(o, &sep, "%s of the program's hints vetoed", num(b1, sizeof b1, ap->actions[2]));
     if (ap->actions[5])
-        fprintf(o, " prefetched %s in %s requests;", bytes(b1, sizeof b1, ap->prefetch_bytes),
-                num(b2, sizeof b2, ap->actions[5]));
+        claim(o, &sep, "prefetched %s in %s requests", bytes(b1, sizeof b1, ap->prefetch_bytes),
+              num(b2, sizeof b2, ap->actions[5]));
     if (ap->actions[6])
-        fprintf(o, " released %s behind the reader;", bytes(b1, sizeof b1, ap->drop_bytes));
+        claim(o, &sep, "released %s behind the reader", bytes(b1, sizeof b1, ap->drop_bytes));
     if (ap->actions[8])
-        fprintf(o, " prefetch backed off;");
+        claim(o, &sep, "prefetch backed off");
     fputc('\n', o);
 }
 
