@@ -88,9 +88,15 @@ static void print_process(FILE *o, const struct ioh_analysis *an, const struct i
 {
     char b1[32], b2[32], b3[32];
     fprintf(o, "  pid %-7d", p->pid);
+    /* Up to 60 characters of the command line on the process's one line: a
+     * control character (a newline in python -c's program) shows as '?'. */
     int w = 0;
-    for (uint32_t i = 0; i < p->argc && w < 60; i++)
-        w += fprintf(o, "%s%.*s", i ? " " : "", 60 - w, p->argv[i]);
+    for (uint32_t i = 0; i < p->argc && w < 60; i++) {
+        if (i)
+            w += fprintf(o, " ");
+        for (const char *c = p->argv[i]; *c && w < 60; c++, w++)
+            fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, o);
+    }
     if (p->argc == 0)
         w += fprintf(o, "%.60s", p->exe);
     /* Only what the trace knows: a successful exec is in it; an _exit is
