@@ -26,7 +26,8 @@ static const char usage_text[] =
     "      --timed            version 3 iolog: replay with the program's timing\n"
     "      --stdio-buffer N   replay stdio reads as N-byte aligned refills (default 4096;\n"
     "                         0: the stdio calls as recorded)\n"
-    "      --max-request N    split larger reads (default 8M; 0: no limit but fio's)\n";
+    "      --max-request N    split larger reads (default 8M; 0: only at 1 GiB, fio's limit)\n"
+    "An option another format has no use for is an error (exit 2).\n";
 
 /* "4096", "64k", "8M", "1G" -> bytes; -1 if malformed. */
 static int parse_size(const char *s, uint64_t *out)
@@ -95,7 +96,7 @@ int ioh_cmd_export(int argc, char **argv)
     struct ioh_export_opts o;
     ioh_export_opts_default(&o, 0);
     const char *output = NULL, *map = NULL;
-    bool quiet = false;
+    bool quiet = false, stdio_given = false, maxreq_given = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:o:qh", opts, NULL)) != -1) {
@@ -117,8 +118,10 @@ int ioh_cmd_export(int argc, char **argv)
         case O_TIMED: o.timed = true; break;
         case O_STDIO:
         case O_MAXREQ:
+            *(c == O_STDIO ? &stdio_given : &maxreq_given) = true;
             if (parse_size(optarg, c == O_STDIO ? &o.stdio_buffer : &o.max_request) < 0) {
-                fprintf(stderr, "iohint export: bad size '%s'\n", optarg);
+                fprintf(stderr, "iohint export: %s: bad size '%s'\n",
+                        c == O_STDIO ? "--stdio-buffer" : "--max-request", optarg);
                 return 2;
             }
             break;
@@ -132,8 +135,17 @@ int ioh_cmd_export(int argc, char **argv)
         fputs(usage_text, stderr);
         return 2;
     }
-    if (o.format != IOH_EXPORT_FIO && (o.relocate || map || o.timed)) {
-        fprintf(stderr, "iohint export: --relocate, --map and --timed are for --format fio\n");
+    /* An option the format ignores is an error, not silence (found by a
+     * tester: --data-only with fio, --stdio-buffer with perfetto). */
+    if (o.format != IOH_EXPORT_FIO && (o.relocate || map || o.timed || stdio_given ||
+                                       maxreq_given)) {
+        fprintf(stderr, "iohint export: --relocate, --map, --timed, --stdio-buffer and "
+                        "--max-request are for --format fio\n");
+        return 2;
+    }
+    if (o.format == IOH_EXPORT_FIO && o.data_only) {
+        fprintf(stderr, "iohint export: --data-only is for --format csv and perfetto (an iolog "
+                        "holds only data events)\n");
         return 2;
     }
     if (o.relocate && !ioh_export_fio_name_ok(o.relocate, strlen(o.relocate))) {

@@ -87,4 +87,16 @@ PY
 [[ $bad == 0 ]] || fail "--data-only kept $bad other events (or none at all)"
 CASES=$((CASES + 1))
 
+# An option the format ignores is a usage error naming it (exit 2), and a
+# bad size names its option.
+for args in "-f fio --data-only" "-f perfetto --stdio-buffer 4k" "-f csv --max-request 1M" \
+    "-f fio --max-request 12q" "-f fio --stdio-buffer -3"; do
+    rc=0
+    "$IOHINT" export -q $args -o "$T/x.out" "$T/tr" 2>"$T/x.err" || rc=$?
+    [[ $rc -eq 2 ]] || { show "$T/x.err"; fail "export $args: exit status $rc, expected 2"; }
+    opt=$(tr ' ' '\n' <<<"$args" | grep -- '^--' | head -1)
+    grep -q -- "$opt" "$T/x.err" || { show "$T/x.err"; fail "export $args: the message does not name $opt"; }
+    CASES=$((CASES + 1))
+done
+
 done_ok
