@@ -669,7 +669,18 @@ static void fio_end(struct ioh_export_writer *w)
                         ff->name, (long long)st.st_size, ff->need);
         }
         if (w->o.map) {
-            ioh_export_csv_field(w->o.map, ff->path, ff->path_len);
+            /* Tab-separated, the path as it is, for `IFS=$'\t' read -r`
+             * (it was CSV-quoted, which broke that loop on the very paths
+             * --relocate is for; found by a tester). Only a tab, a newline
+             * or a backslash is escaped (\t, \n, \\): such a path needs
+             * printf '%b' to decode. */
+            for (size_t k = 0; k < ff->path_len; k++) {
+                char c = ff->path[k];
+                if (c == '\t' || c == '\n' || c == '\\')
+                    fprintf(w->o.map, "\\%c", c == '\t' ? 't' : c == '\n' ? 'n' : '\\');
+                else
+                    fputc(c, w->o.map);
+            }
             fprintf(w->o.map, "\t%s\t%" PRIu64 "\n", ff->name, ff->need);
         }
     }

@@ -118,6 +118,23 @@ read -r ios bytes _ <<<"$REPLAY"
 check "dd relocated replay: reads bytes" "$ios $bytes" "7 28672"
 CASES=$((CASES + 1))
 
+# 3b. A path with a space, a comma and a quote: the map's loop still copies it
+# (the map once wrote it CSV-quoted).
+odd=$T/'sp ace,file"q.bin'
+make_bin "$odd" 100000
+"$IOHINT" run -q -o "$T/odd" -- cat "$odd" >/dev/null
+mkdir "$T/replay_odd"
+"$IOHINT" export -q -f fio --relocate "$T/replay_odd" --map "$T/odd.tsv" -o "$T/odd.iolog" "$T/odd" ||
+    fail "export of the odd path"
+copied=0
+while IFS=$'\t' read -r orig copy need; do
+    [[ $orig == "$odd" ]] || continue
+    cp "$orig" "$copy" || fail "the map's path '$orig' is not the traced file"
+    copied=1
+done <"$T/odd.tsv"
+[[ $copied == 1 ]] || { show "$T/odd.tsv"; fail "the map does not name '$odd' as it is"; }
+CASES=$((CASES + 1))
+
 # 4. Several processes (a shell, head, tac): the directory is merged by time.
 other=$T/other.txt
 make_text "$other" 300000
