@@ -1627,6 +1627,30 @@ static inline bool hot_op(const struct ioh_event *e)
            !(e->flags & (IOH_EV_SERVED | IOH_EV_NOOFF));
 }
 
+/* A stream read through a shared description or through stdio (what
+ * recommend.c checks before it suggests coalescing). */
+static inline void mark_stream(struct ioh_an_stream *s, const struct ioh_event *e)
+{
+    if (__builtin_expect(e->flags & IOH_EV_SHARED, 0))
+        s->shared = true;
+    if (e->op == IOH_OP_FREAD || e->op == IOH_OP_FGETS || e->op == IOH_OP_GETDELIM ||
+        e->op == IOH_OP_FGETC || e->op == IOH_OP_UFLOW || e->op == IOH_OP_FSCANF)
+        s->stdio = true;
+}
+
+/* hot_op() for an event whose op and flags differ from the last hot one's:
+ * marks its stream first. An event with the same op and flags as the last
+ * needs no marking: that one was marked (here or in on_event), and the
+ * marks do not go away. (Marked only in on_event, a read then SHARED reads
+ * after a fork were never seen; found by review.) */
+static inline bool hot_op_marked(struct ioh_an_stream *s, const struct ioh_event *e)
+{
+    if (!hot_op(e))
+        return false;
+    mark_stream(s, e);
+    return true;
+}
+
 static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_state *ps,
                      const struct ioh_event *e)
 {
@@ -1653,13 +1677,7 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
         struct ioh_an_file *f = &an->files[s->file];
         if (s->fd < 0)
             s->fd = e->fd;
-        /* Off the hot path: a stream's first shared read comes here (the
-         * flag is part of the hot key), and one is enough. */
-        if (__builtin_expect(e->flags & IOH_EV_SHARED, 0))
-            s->shared = true;
-        if (e->op == IOH_OP_FREAD || e->op == IOH_OP_FGETS || e->op == IOH_OP_GETDELIM ||
-            e->op == IOH_OP_FGETC || e->op == IOH_OP_UFLOW || e->op == IOH_OP_FSCANF)
-            s->stdio = true;      /* the op is part of the hot key too */
+        mark_stream(s, e);
         if (__builtin_expect(e->flags & IOH_EV_SERVED, 0) && e->ret > 0) {
             f->applied.served_reads++;
             f->applied.served_bytes += (uint64_t)e->ret;
@@ -1747,7 +1765,8 @@ static inline __attribute__((always_inline)) void feed(struct ioh_analysis *an, 
     const struct ioh_event *e = rec->ev;
     struct ioh__analysis_state *st = an->state;
     if (__builtin_expect(e && hot_key_of(proc, e->file) == st->hot_key &&
-                         (hot_opflags_of(e) == st->hot_opflags || hot_op(e)) && e->ret > 0 &&
+                         (hot_opflags_of(e) == st->hot_opflags || hot_op_marked(st->hot_s, e)) &&
+                         e->ret > 0 &&
                          e->off >= 0, 1)) {
         struct ioh_an_process *p = st->hot_p;
         struct ioh__proc_state *ps = st->hot_ps;

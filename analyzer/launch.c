@@ -200,7 +200,9 @@ static void forward(int sig, siginfo_t *si, void *uctx)
     (void)uctx;
     int saved = errno;
     pid_t child = g_child;
-    if (child > 0 && sent_by_another(si)) {
+    /* Not back to the command itself: a child telling its parent it is
+     * ready (kill(getppid(), SIGUSR1)) would die of its own signal (review). */
+    if (child > 0 && sent_by_another(si) && si->si_pid != child) {
         if (si->si_code == SI_QUEUE)
             sigqueue(child, sig, si->si_value);   /* keep the sender's value */
         else
@@ -259,9 +261,14 @@ int ioh_run_child(char *const argv[], pid_t *pid_out)
     }
     sigprocmask(SIG_SETMASK, &oldmask, NULL);
     int status = 0;
+    /* Wait for the end without reaping, so that no forwarded signal can
+     * reach another process given the pid meanwhile (review); then reap. */
+    siginfo_t ended;
+    while (waitid(P_PID, (id_t)pid, &ended, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+        ;
+    g_child = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
-    g_child = 0;                   /* reaped: its pid may be someone else's now */
     for (int sig = 1; sig < NSIG; sig++)
         if (replaced[sig])
             sigaction(sig, &old[sig], NULL);

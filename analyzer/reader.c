@@ -590,7 +590,12 @@ struct ioh_reader *ioh_reader_open(const char *path, char *err, size_t errlen)
          * every claim that failed at the bound (or on a file that could not
          * grow) still added its segment to seg_end; the commands say why
          * from the flags (ioh_trace_truncation), not as damage. */
-        if (!(r->hdr->flags & IOH_HDR_TRUNCATED) &&
+        /* ... as long as the file reaches its bound: a bounded trace that
+         * was also cut short (a partial copy) is damage too (review). */
+        bool bounded = (r->hdr->flags & IOH_HDR_TRUNCATED) &&
+                       ((r->hdr->flags & IOH_HDR_FAILED) ||
+                        r->size + 2 * (uint64_t)r->hdr->seg_size >= r->hdr->max_size);
+        if (!bounded &&
             (end > r->hdr->max_size + r->hdr->seg_size || end - r->size >= r->hdr->seg_size))
             add_warning(r, "%s: trace claims %llu bytes but the file has %zu; "
                            "reading what is there", path, (unsigned long long)end, r->size);

@@ -179,6 +179,14 @@ signal_case INT 37.27
 signal_case VTALRM 37.28
 signal_case RTMIN+3 37.29
 
+# A command that signals its parent (a readiness notice) is not sent its own
+# signal back: SIGUSR1's default action killed it (found by review).
+out=$("$IOHINT" run -q --no-trace -- bash -c \
+    'trap "echo bounced" USR1; kill -USR1 $PPID; sleep 0.3; echo done') ||
+    fail "a command that signals its parent: exit status $?"
+[[ $out == done ]] || fail "a command's SIGUSR1 to iohint run came back to it: '$out'"
+CASES=$((CASES + 1))
+
 # A ^C from a terminal goes to the whole foreground process group: the command
 # has it already and gets it once, not a second time from the launcher.
 /usr/bin/python3 - "$IOHINT" >"$T/tty.out" 2>&1 <<'PY' || { show "$T/tty.out"; fail "the ^C case failed"; }

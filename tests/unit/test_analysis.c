@@ -376,16 +376,19 @@ static void test_tiny_reads(void **state)
  * stdin, dd's dup'd input: flag SHARED) or through stdio: coalescing is not
  * recommended, and the reason says why; through a private description's
  * read() it is. */
-static void tiny_reads_as(const char *name, uint16_t op, uint16_t flags)
+/* 4096 reads of 100 bytes; the first `plain` of them plain read()s, the
+ * rest of op with flags (no EOF read at the end, which would go through
+ * the slow path and hide a flag the hot path missed). */
+static void tiny_reads_as(const char *name, uint16_t op, uint16_t flags, uint64_t plain)
 {
     struct ioh_synth *w = open_proc(name, 10, 1, T0);
     uint64_t t = T0 + 100;
     assert_int_equal(ioh_synth_path(w, 1, 1, t, 8, 42, 1 * MIB, "/data/f"), 0);
     for (uint64_t i = 0; i < 4096; i++) {
         t += 1000;
-        struct ioh_event e = {.op = op, .tid = 1, .fd = 0, .t = t,
+        struct ioh_event e = {.op = i < plain ? IOH_OP_READ : op, .tid = 1, .fd = 0, .t = t,
                               .off = (int64_t)(i * 100), .len = 100, .ret = 100, .dur = 500,
-                              .file = 1, .flags = flags};
+                              .file = 1, .flags = i < plain ? 0 : flags};
         assert_int_equal(ioh_synth_event(w, &e), 0);
     }
     assert_int_equal(ioh_synth_finish(w, t + 1000), 0);
@@ -394,7 +397,7 @@ static void tiny_reads_as(const char *name, uint16_t op, uint16_t flags)
 static void test_shared_not_coalesced(void **state)
 {
     (void)state;
-    tiny_reads_as("shared.iohtrace", IOH_OP_READ, IOH_EV_SHARED);
+    tiny_reads_as("shared.iohtrace", IOH_OP_READ, IOH_EV_SHARED, 0);
     struct ioh_analysis *an = analyze1("shared.iohtrace");
     const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
     assert_int_equal(f->shared_reads, 4096);
@@ -402,7 +405,7 @@ static void test_shared_not_coalesced(void **state)
     assert_non_null(strstr(f->rec.reason, "coalescing cannot serve these reads: 4096 of 4096"));
     ioh_analysis_free(an);
 
-    tiny_reads_as("private.iohtrace", IOH_OP_READ, 0);
+    tiny_reads_as("private.iohtrace", IOH_OP_READ, 0, 0);
     an = analyze1("private.iohtrace");
     f = ioh_analysis_file_ranked(an, 0);
     assert_int_equal(f->shared_reads, 0);
@@ -411,12 +414,27 @@ static void test_shared_not_coalesced(void **state)
 
     /* Through stdio: glibc's buffer already saves the calls (fgets of
      * 300,000 lines was told ~102x and measured 1.59x slower). */
-    tiny_reads_as("stdio.iohtrace", IOH_OP_FGETS, 0);
+    tiny_reads_as("stdio.iohtrace", IOH_OP_FGETS, 0, 0);
     an = analyze1("stdio.iohtrace");
     f = ioh_analysis_file_ranked(an, 0);
     assert_int_equal(f->stdio_reads, 4096);
     assert_int_equal(f->rec.coalesce, 0);
     assert_non_null(strstr(f->rec.reason, "4096 of 4096 reads came through stdio"));
+    ioh_analysis_free(an);
+
+    /* A private read first (the hot path's last op and flags), then shared
+     * ones, as after a fork; then a read first and fgets after it. */
+    tiny_reads_as("forked.iohtrace", IOH_OP_READ, IOH_EV_SHARED, 1);
+    an = analyze1("forked.iohtrace");
+    f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->shared_reads, 4096);
+    assert_int_equal(f->rec.coalesce, 0);
+    ioh_analysis_free(an);
+    tiny_reads_as("mixed.iohtrace", IOH_OP_FGETS, 0, 1);
+    an = analyze1("mixed.iohtrace");
+    f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->stdio_reads, 4096);
+    assert_int_equal(f->rec.coalesce, 0);
     ioh_analysis_free(an);
 }
 

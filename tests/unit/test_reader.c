@@ -191,7 +191,8 @@ static void cut_trace_warns(void **state)
  * That is the TRUNCATED flag's doing, not damage: no warning from the reader
  * (it said "trace claims N bytes but the file has M"), every event read, and
  * ioh_trace_truncation says why in plain words. Without the flag, the same
- * header is damage and warned about. */
+ * header is damage and warned about; so is a bounded trace cut far below
+ * its bound. */
 static void bound_is_not_damage(void **state)
 {
     (void)state;
@@ -201,6 +202,7 @@ static void bound_is_not_damage(void **state)
     memcpy(copy, g_bytes, g_size);
     struct ioh_trace_header *h = (struct ioh_trace_header *)copy;
     h->seg_end = g_size + 2 * (uint64_t)h->seg_size;   /* two failed claims */
+    h->max_size = g_size;                                /* the bound it reached */
     for (int truncated = 0; truncated < 2; truncated++) {
         h->flags = truncated ? h->flags | IOH_HDR_TRUNCATED : h->flags & ~IOH_HDR_TRUNCATED;
         write_bad(copy, g_size);
@@ -218,6 +220,15 @@ static void bound_is_not_damage(void **state)
         }
         ioh_reader_close(r);
     }
+    /* Bounded, and then cut far below its bound (a partial copy): damage. */
+    h->flags |= IOH_HDR_TRUNCATED;
+    h->max_size = g_size + 16 * (uint64_t)h->seg_size;
+    write_bad(copy, g_size);
+    struct ioh_reader *cut = ioh_reader_open(g_bad, err, sizeof err);
+    assert_non_null(cut);
+    assert_non_null(ioh_reader_warnings(cut));
+    assert_non_null(strstr(ioh_reader_warnings(cut), "claims"));
+    ioh_reader_close(cut);
     /* A file that could not grow says so, not that it reached the bound. */
     assert_non_null(strstr(ioh_trace_truncation(IOH_HDR_TRUNCATED | IOH_HDR_FAILED),
                            "could not grow"));
