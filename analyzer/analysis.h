@@ -203,7 +203,7 @@ struct ioh_an_recommendation {
     int64_t  requests_saved;    /* baseline.requests - predicted.requests */
     int64_t  syscalls_saved;    /* baseline.syscalls - predicted.syscalls */
     double   speedup;           /* baseline.cost_ns / predicted.cost_ns */
-    char     reason[256];       /* one line: why this policy */
+    char     reason[384];       /* one line: why this policy */
 };
 
 /* One file. */

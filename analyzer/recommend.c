@@ -1094,6 +1094,21 @@ static enum ioh_an_model cheapest(const struct ioh_an_file *f, bool family, bool
     return best;
 }
 
+/* The candidate to recommend: the cheapest; among those within 10% of it,
+ * the one made for the file's class; none unless it saves 10% of the
+ * estimated time and 100 us. */
+static enum ioh_an_model choose(const struct ioh_an_file *f, double base, bool coalesce_ok)
+{
+    enum ioh_an_model best = cheapest(f, false, coalesce_ok);
+    enum ioh_an_model fam = cheapest(f, true, coalesce_ok);
+    if (fam != IOH_AN_M_DEFAULT && f->effects[fam].cost_ns <= 1.1 * f->effects[best].cost_ns)
+        best = fam;
+    double best_cost = f->effects[best].cost_ns;
+    if (best != IOH_AN_M_DEFAULT && (best_cost > 0.9 * base || base - best_cost < 100e3))
+        best = IOH_AN_M_DEFAULT;
+    return best;
+}
+
 void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
 {
     struct ioh_an_recommendation *r = &f->rec;
@@ -1102,16 +1117,7 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
     double base = r->baseline.cost_ns;
     const char *blocked = coalesce_blocked(f);
     bool coalesce_ok = !blocked;
-    enum ioh_an_model best = cheapest(f, false, coalesce_ok);
-    /* Near-equal predictions: the policy made for the file's class wins
-     * when its model predicts within 10% of the cheapest. */
-    enum ioh_an_model fam = cheapest(f, true, coalesce_ok);
-    if (fam != IOH_AN_M_DEFAULT && f->effects[fam].cost_ns <= 1.1 * f->effects[best].cost_ns)
-        best = fam;
-    double best_cost = f->effects[best].cost_ns;
-    /* A policy must earn its keep: 10% of the estimated time and 100 us. */
-    if (best != IOH_AN_M_DEFAULT && (best_cost > 0.9 * base || base - best_cost < 100e3))
-        best = IOH_AN_M_DEFAULT;
+    enum ioh_an_model best = choose(f, base, coalesce_ok);
     r->model = best;
     r->predicted = f->effects[best];
     switch (best) {
@@ -1156,7 +1162,8 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
     r->syscalls_saved = (int64_t)r->baseline.syscalls - (int64_t)r->predicted.syscalls;
     r->speedup = r->predicted.cost_ns > 0 ? r->baseline.cost_ns / r->predicted.cost_ns : 1.0;
     reason(f, r);
-    if (blocked && is_coalesce(cheapest(f, false, true))) {
+    /* Said only when coalescing is what would have been recommended. */
+    if (blocked && is_coalesce(choose(f, base, true))) {
         size_t n = strlen(r->reason);
         if (blocked[1] == 'h')
             snprintf(r->reason + n, sizeof r->reason - n,

@@ -7,6 +7,7 @@
  * described in docs/analyze.md ("Text report"); golden tests pin it.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -84,21 +85,27 @@ static double share(uint64_t a, uint64_t b)
     return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+/* s, up to column max: a control character (a newline in python -c's
+ * program, in a file name) shows as '?', so that one line stays one. */
+static void put_masked(FILE *o, const char *s, int *w, int max)
+{
+    for (; *s && *w < max; s++, (*w)++)
+        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, o);
+}
+
 static void print_process(FILE *o, const struct ioh_analysis *an, const struct ioh_an_process *p)
 {
     char b1[32], b2[32], b3[32];
     fprintf(o, "  pid %-7d", p->pid);
-    /* Up to 60 characters of the command line on the process's one line: a
-     * control character (a newline in python -c's program) shows as '?'. */
+    /* Up to 60 characters of the command line on the process's one line. */
     int w = 0;
     for (uint32_t i = 0; i < p->argc && w < 60; i++) {
         if (i)
             w += fprintf(o, " ");
-        for (const char *c = p->argv[i]; *c && w < 60; c++, w++)
-            fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, o);
+        put_masked(o, p->argv[i], &w, 60);
     }
     if (p->argc == 0)
-        w += fprintf(o, "%.60s", p->exe);
+        put_masked(o, p->exe, &w, 60);
     /* Only what the trace knows: a successful exec is in it; an _exit is
      * not (no destructor ran to mark the trace finished), so it cannot be
      * told from a kill. */
@@ -314,7 +321,10 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
                        size_t rank)
 {
     char b1[32], b2[32], b3[32], b4[32];
-    fprintf(o, "\n%zu. %s\n", rank + 1, f->path);
+    fprintf(o, "\n%zu. ", rank + 1);
+    int w = 0;
+    put_masked(o, f->path, &w, INT_MAX);
+    fputc('\n', o);
     fprintf(o, "  %-11s  %s read%s, %s read", "read", num(b1, sizeof b1, f->m.reads),
             plural(f->m.reads), bytes(b2, sizeof b2, f->m.bytes));
     if (f->size > 0)
