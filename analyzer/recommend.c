@@ -60,10 +60,9 @@ void ioh__size_text(uint64_t bytes, char *buf, size_t len)
     snprintf(buf, len, "%" PRIu64 "%c", bytes, units[u]);
 }
 
-/* A byte count for a reader: "16.4 MiB" (ioh__size_text is for policy values). */
-static void human_bytes(uint64_t b, char *buf, size_t len)
+void ioh__human_bytes(uint64_t b, char *buf, size_t len)
 {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     double v = (double)b;
     unsigned u = 0;
     while (v >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
@@ -1005,7 +1004,7 @@ static void reason(const struct ioh_an_file *f, struct ioh_an_recommendation *r)
     case IOH_AN_M_WINDOW_4M:
     case IOH_AN_M_WINDOW_32M:
         ioh__size_text(r->window, s1, sizeof s1);
-        human_bytes(f->window_median, s2, sizeof s2);
+        ioh__human_bytes(f->window_median, s2, sizeof s2);
         pct(s3, sizeof s3, e->hit_rate);
         say(r, "reads hop inside a window (median %s) that drifts; a sliding %s window serves %s",
             s2, s1, s3);

@@ -139,5 +139,8 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f);
 
 /* "64K", "2M", "1G" (exact binary multiples), else bytes. */
 void ioh__size_text(uint64_t bytes, char *buf, size_t len);
+/* A byte count for a reader: "74.0 MiB", "512 B" (ioh__size_text is for
+ * policy values: "64K"). */
+void ioh__human_bytes(uint64_t bytes, char *buf, size_t len);
 
 #endif

@@ -43,17 +43,7 @@ static const char *num(char *buf, size_t len, uint64_t v)
 /* "74.0 MiB", "512 B" */
 static const char *bytes(char *buf, size_t len, uint64_t v)
 {
-    static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double x = (double)v;
-    int i = 0;
-    while (x >= 1024 && i < 5) {
-        x /= 1024;
-        i++;
-    }
-    if (i == 0)
-        snprintf(buf, len, "%" PRIu64 " B", v);
-    else
-        snprintf(buf, len, "%.1f %s", x, u[i]);
+    ioh__human_bytes(v, buf, len);
     return buf;
 }
 
