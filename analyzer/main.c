@@ -12,8 +12,8 @@ static const struct {
 } g_cmds[] = {
     {"run", ioh_cmd_run, "run [-o DIR] [--no-trace] [-p POLICY] [-s] [-q] -- CMD [ARGS...]  trace a program, apply a policy"},
     {"dump", ioh_cmd_dump, "dump [--no-header] TRACE|DIR...                  print a trace"},
-    {"analyze", ioh_cmd_analyze, "analyze [--json] [--html FILE] [--top N] [--all] TRACE|DIR...  explain the reads"},
-    {"export", ioh_cmd_export, "export --format fio|perfetto|csv [-o FILE] TRACE|DIR...  convert"},
+    {"analyze", ioh_cmd_analyze, "analyze [--json] [--html FILE] [--top N] [--all] [--ra-kb KB] [--stats] TRACE|DIR...  explain the reads"},
+    {"export", ioh_cmd_export, "export --format fio|perfetto|csv [-o FILE] [--path GLOB] [OPTIONS] TRACE|DIR...  convert"},
     {"compare", ioh_cmd_compare, "compare [-n RUNS] [--cold|--hot] [-p POLICY]... [--json] -- CMD [ARGS...]  measure"},
 };
 
@@ -22,7 +22,8 @@ static void usage(FILE *to)
     fprintf(to, "usage: iohint COMMAND [OPTIONS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof g_cmds / sizeof g_cmds[0]; i++)
         fprintf(to, "  iohint %s\n", g_cmds[i].summary);
-    fprintf(to, "\n  iohint --version | --help\n");
+    fprintf(to, "\n  iohint --version | --help\n"
+                "Every command's options, with what they do: iohint COMMAND --help.\n");
 }
 
 int main(int argc, char **argv)

@@ -92,7 +92,8 @@ static int add_dir(struct ioh_multireader *mr, const char *dir, char *err, size_
 {
     char **names;
     size_t n;
-    if (ioh_trace_dir_list(dir, "iohint", &names, &n, err, errlen) < 0)
+    /* Its one user is analyze, whose warnings say so (docs/analyze.md). */
+    if (ioh_trace_dir_list(dir, "iohint analyze", &names, &n, err, errlen) < 0)
         return -1;
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
