@@ -333,18 +333,20 @@ static bool k_steady(struct ioh__models *m, uint32_t k, struct ioh__ra *ra, uint
 }
 
 /* The size of each read of a run of n covering [off, end) but the last:
- * their mean, unless the span is not a multiple of n and n - 1 reads of the
- * power of two at or above the mean, then one shorter, cover it exactly: the
- * usual run of full reads and a short one at the end of the file. Replayed
- * at the mean (123,077 bytes for 12 reads of 128 KiB and a last one of
- * 27,136), reads missed the read-ahead marker that the real ones hit: 0 hits
- * of 13 for a 1,600,000-byte file, 12 for 1,700,000 (found by a tester). */
+ * the power of two at or above their mean when n - 1 such reads and one
+ * shorter cover the span exactly (the usual run of whole reads and a short
+ * one at the end of the file), else the mean. Replayed at the mean (123,077
+ * bytes for 12 reads of 128 KiB and a last one of 27,136), reads missed the
+ * read-ahead marker the real ones hit: 0 hits of 13 for a 1,600,000-byte
+ * file, 12 for 1,700,000, 0 of 10 for 1,200,000 (found by a tester). Equal
+ * reads of a little under a power of two (10 of 120,000 bytes) are then
+ * replayed as 9 of 128 KiB and a short one: nearly the same read-ahead. */
 static uint64_t run_read_size(uint64_t off, uint64_t end, uint64_t n)
 {
     uint64_t span = end - off, mean = span / n;
     if (mean == 0)
         return 1;
-    if (n > 1 && span % n) {
+    if (n > 1) {
         uint64_t r = pow2_ceil(mean);
         if ((n - 1) * r < span && span <= n * r)
             return r;
