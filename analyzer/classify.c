@@ -940,8 +940,30 @@ static uint64_t bytes_before(const struct ioh_cls_state *s, uint32_t k)
 
 static void adopt(struct ioh_cls_phases *ps, const struct ioh_cls_result *r)
 {
+    /* An evaluation computes no request size or density (classify(),
+     * full): keep the phase's, or a phase that describe() could not
+     * describe anew at its end showed "requests of 0 B" (found by a
+     * tester). */
+    uint64_t request_size = ps->cur.detail.request_size;
+    double density = ps->cur.detail.density;
     ps->cur.detail = *r;
+    if (r->request_size == 0) {
+        ps->cur.detail.request_size = request_size;
+        ps->cur.detail.density = density;
+    }
     ps->cur.confidence = r->confidence;
+}
+
+/* A phase that opens at ring read k gets the request size and density of
+ * its reads there (once per phase: evaluations leave them out). */
+static void fill_full(struct ioh_cls_phases *ps, uint32_t k)
+{
+    const struct ioh_cls_state *s = &ps->cls;
+    if (ps->cur.detail.request_size != 0 || k >= s->n)
+        return;
+    struct ioh_cls_result own = refeed(s, k, s->n);
+    ps->cur.detail.request_size = own.request_size;
+    ps->cur.detail.density = own.density;
 }
 
 /* The open phase ends before ring read k_end: describe it by its own last
@@ -1026,6 +1048,7 @@ static void split_at(struct ioh_cls_phases *ps, uint32_t k, const struct ioh_cls
     cur->t_start = s->r_t[i];
     cur->cls = r->cls;
     adopt(ps, r);
+    fill_full(ps, k);
     ps->cur_first_read = first_read;
     ps->cur_first_bytes = bytes;
     ps->cand = IOH_CLS_UNKNOWN;
@@ -1058,6 +1081,7 @@ static void start_first(struct ioh_cls_phases *ps, const struct ioh_cls_result *
             }
         }
     }
+    fill_full(ps, 0);
     ps->misfit = 0;
     for (uint32_t j = 1; j < s->n; j++)
         ps->misfit = (ps->misfit << 1) | !supports(s, r->cls, r->stride, j);

@@ -836,6 +836,27 @@ static void test_phases_three(void **state)
     stream_free(st);
 }
 
+/* Every phase has its request size, also a long one in the middle whose
+ * reads had left the ring when its end was seen (random, then 2048
+ * sequential, then 2048 reverse 4 KiB reads: the sequential phase's
+ * evidence said "requests of 0 B"; found by a tester). */
+static void test_phases_request_size(void **state)
+{
+    (void)state;
+    struct stream *st = stream_new();
+    gen_random(st, 200, 16 * MiB, 4 * KiB);
+    gen_sequential(st, 0, 2048, 4 * KiB, 0);
+    for (int i = 0; i < 2048; i++)
+        rd(st, (int64_t)(16 * MiB) - (int64_t)(i + 1) * 4 * KiB, 4 * KiB);
+    struct phases_seen seen;
+    run_phases(st, 16 * MiB, &seen);
+    assert_true(seen.n >= 2);
+    for (int i = 0; i < seen.n; i++)
+        if (seen.p[i].cls == IOH_CLS_SEQUENTIAL || seen.p[i].cls == IOH_CLS_REVERSE)
+            assert_int_equal(seen.p[i].detail.request_size, 4 * KiB);
+    stream_free(st);
+}
+
 /* Noise must not make phases flap: a sequential stream with one stray read
  * in 7, and a random stream whose reads now and then happen to continue
  * each other, stay one phase each. */
@@ -1296,6 +1317,7 @@ int main(void)
         cmocka_unit_test(test_extent_without_size),
         cmocka_unit_test(test_phases_header_body),
         cmocka_unit_test(test_phases_three),
+        cmocka_unit_test(test_phases_request_size),
         cmocka_unit_test(test_phases_no_flap),
         cmocka_unit_test(test_phases_near_tie),
         cmocka_unit_test(test_phases_window_near_limit),
