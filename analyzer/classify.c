@@ -404,6 +404,30 @@ static inline __attribute__((always_inline)) bool hot_rereads(struct ioh_cls_sta
 }
 
 /* ioh_cls_feed(), inlined into the phase detector's feed too. */
+/* feed()'s stream heads for a read [o, end) that does not continue the
+ * previous read's stream forward: the heads it continues forward (fm) and
+ * backward (rm), one bit each. */
+static inline __attribute__((always_inline)) void heads_match(const struct ioh_cls_state *s,
+                                                               uint64_t o, uint64_t end,
+                                                               unsigned *fm, unsigned *rm)
+{
+    const uint64_t gap = s->p.seq_gap, rspan = end + gap - o - 1;
+    unsigned f = 0, r = 0;
+#pragma GCC unroll 4
+    for (unsigned i = 0; i < IOH_CLS_HEADS; i++) {
+        uint64_t ho = s->head_off[i], he = s->head_end[i];
+        if (o - ho - 1 < he + gap - ho - 1) {
+            if (end > he)
+                f |= 1u << i;
+        } else if (ho - o - 1 < rspan) {
+            if (end < he)
+                r |= 1u << i;
+        }
+    }
+    *fm = f;
+    *rm = r;
+}
+
 static inline __attribute__((always_inline)) void feed(struct ioh_cls_state *s,
                                                        const struct ioh_cls_event *e)
 {
@@ -440,19 +464,8 @@ static inline __attribute__((always_inline)) void feed(struct ioh_cls_state *s,
              * reaches). A read here mostly meets no head at all (a random
              * read), which branches predict well: the tests that fail stop
              * at their first compare. */
-            unsigned fm = 0, rm = 0;
-            const uint64_t rspan = end + gap - o - 1;
-#pragma GCC unroll 4
-            for (unsigned i = 0; i < IOH_CLS_HEADS; i++) {
-                uint64_t ho = s->head_off[i], he = s->head_end[i];
-                if (o - ho - 1 < he + gap - ho - 1) {
-                    if (end > he)
-                        fm |= 1u << i;
-                } else if (ho - o - 1 < rspan) {
-                    if (end < he)
-                        rm |= 1u << i;
-                }
-            }
+            unsigned fm, rm;
+            heads_match(s, o, end, &fm, &rm);
             if (fm) {
                 h = lowest_bit(fm);
                 info = K_SEQ | (o == s->head_end[h] ? I_CONSEC : 0u);
@@ -1469,29 +1482,6 @@ void ioh_cls_phases_feed_next(struct ioh_cls_phases *ps, uint64_t off, uint64_t 
     }
 }
 
-/* feed()'s stream heads for a read [o, end) that does not continue the
- * previous read's stream forward: the heads it continues forward (fm) and
- * backward (rm), one bit each. */
-static inline __attribute__((always_inline)) void heads_match(const struct ioh_cls_state *s,
-                                                               uint64_t o, uint64_t end,
-                                                               unsigned *fm, unsigned *rm)
-{
-    const uint64_t gap = s->p.seq_gap, rspan = end + gap - o - 1;
-    unsigned f = 0, r = 0;
-#pragma GCC unroll 4
-    for (unsigned i = 0; i < IOH_CLS_HEADS; i++) {
-        uint64_t ho = s->head_off[i], he = s->head_end[i];
-        if (o - ho - 1 < he + gap - ho - 1) {
-            if (end > he)
-                f |= 1u << i;
-        } else if (ho - o - 1 < rspan) {
-            if (end < he)
-                r |= 1u << i;
-        }
-    }
-    *fm = f;
-    *rm = r;
-}
 
 void ioh_cls_phases_feed_step(struct ioh_cls_phases *ps, uint64_t off, uint64_t len,
                               int64_t stride, const uint64_t *t, uint32_t count)
