@@ -1011,6 +1011,25 @@ struct many_phases {
     struct ioh_cls_phase p[512];
 };
 
+/* The phases reported by feeding read by read (one) and in batches: the
+ * same, field by field. */
+static void same_phases(const struct many_phases *one, const struct many_phases *batched)
+{
+    assert_true(one->n > 1);
+    assert_int_equal(one->n, batched->n);
+    for (int i = 0; i < one->n; i++) {
+        assert_int_equal(one->p[i].cls, batched->p[i].cls);
+        assert_int_equal(one->p[i].first_event, batched->p[i].first_event);
+        assert_int_equal(one->p[i].last_event, batched->p[i].last_event);
+        assert_int_equal(one->p[i].t_start, batched->p[i].t_start);
+        assert_int_equal(one->p[i].t_end, batched->p[i].t_end);
+        assert_int_equal(one->p[i].reads, batched->p[i].reads);
+        assert_int_equal(one->p[i].bytes, batched->p[i].bytes);
+        assert_true(one->p[i].confidence == batched->p[i].confidence);
+        assert_int_equal(one->p[i].detail.stride, batched->p[i].detail.stride);
+    }
+}
+
 static void on_many(const struct ioh_cls_phase *phase, void *arg)
 {
     struct many_phases *seen = arg;
@@ -1068,18 +1087,7 @@ static void test_phases_feed_next_same(void **state)
     ioh_cls_phases_finish(a);
     ioh_cls_phases_finish(b);
     same_phase_state(a, b);
-    assert_true(one->n > 1);
-    assert_int_equal(one->n, batched->n);
-    for (int i = 0; i < one->n; i++) {
-        assert_int_equal(one->p[i].cls, batched->p[i].cls);
-        assert_int_equal(one->p[i].first_event, batched->p[i].first_event);
-        assert_int_equal(one->p[i].last_event, batched->p[i].last_event);
-        assert_int_equal(one->p[i].t_start, batched->p[i].t_start);
-        assert_int_equal(one->p[i].t_end, batched->p[i].t_end);
-        assert_int_equal(one->p[i].reads, batched->p[i].reads);
-        assert_int_equal(one->p[i].bytes, batched->p[i].bytes);
-        assert_true(one->p[i].confidence == batched->p[i].confidence);
-    }
+    same_phases(one, batched);
     assert_true(a->cls.reads > 10000);
     free(a);
     free(b);
@@ -1153,17 +1161,7 @@ static void test_phases_feed_step_same(void **state)
     ioh_cls_phases_finish(a);
     ioh_cls_phases_finish(b);
     same_phase_state(a, b);
-    assert_true(one->n > 1);
-    assert_int_equal(one->n, batched->n);
-    for (int i = 0; i < one->n; i++) {
-        assert_int_equal(one->p[i].cls, batched->p[i].cls);
-        assert_int_equal(one->p[i].first_event, batched->p[i].first_event);
-        assert_int_equal(one->p[i].last_event, batched->p[i].last_event);
-        assert_int_equal(one->p[i].reads, batched->p[i].reads);
-        assert_int_equal(one->p[i].bytes, batched->p[i].bytes);
-        assert_true(one->p[i].confidence == batched->p[i].confidence);
-        assert_int_equal(one->p[i].detail.stride, batched->p[i].detail.stride);
-    }
+    same_phases(one, batched);
     free(a);
     free(b);
     free(one);
