@@ -39,19 +39,6 @@
 
 #include "progs.h"
 
-static long vm_size_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmSize: %ld", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib;
-}
-
 static void locks(const char *path)
 {
     int go[2], done[2];
@@ -141,7 +128,7 @@ static void word_expansion(const char *path)
 static void reopen(const char *path)
 {
     char buf[256];
-    long before = vm_size_kib();
+    long before = proc_status_kib("VmSize");
     for (int i = 0; i < 100; i++) {
         FILE *f = fopen(path, "r");
         if (!f || fread(buf, 1, sizeof buf, f) != sizeof buf)
@@ -151,7 +138,7 @@ static void reopen(const char *path)
             die("freopen/fread");
         fclose(f);
     }
-    long grown = vm_size_kib() - before;
+    long grown = proc_status_kib("VmSize") - before;
     out("100 freopens             = %s\n", grown < 16384 ? "no growth" : "address space grew");
 }
 

@@ -340,19 +340,6 @@ static void dup2_or_die(int from, int to)
         die("dup2 onto %d", to);
 }
 
-static long rss_kib(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "RssAnon: %ld", &kib) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kib;
-}
-
 static double since(const struct timespec *t0)
 {
     struct timespec now;
@@ -426,12 +413,12 @@ int main(int argc, char **argv)
             close(a);
         }
         if (++flips % 1024 == 0 && rss_early < 0 && since(&t0) > seconds / 4)
-            rss_early = rss_kib();
+            rss_early = proc_status_kib("RssAnon");
     }
     atomic_store(&g_stop, 1);
     for (int i = 0; i < 3 - own; i++)
         pthread_join(t[i], NULL);
-    long rss_late = rss_kib();
+    long rss_late = proc_status_kib("RssAnon");
     if (atomic_load(&g_bad))
         die("%llu reads failed or returned wrong bytes", (unsigned long long)atomic_load(&g_bad));
     /* Released blocks and states must be reused, not left behind (anonymous

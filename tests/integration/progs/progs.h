@@ -56,4 +56,21 @@ __attribute__((format(printf, 1, 2), noreturn)) static inline void die(const cha
     exit(99);
 }
 
+/* A field of /proc/self/status in KiB ("VmSize", "RssAnon"), -1 if absent. */
+static inline long proc_status_kib(const char *field)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kib = -1;
+    size_t n = strlen(field);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, field, n) == 0 && line[n] == ':') {
+            kib = strtol(line + n + 1, NULL, 10);
+            break;
+        }
+    if (f)
+        fclose(f);
+    return kib;
+}
+
 #endif
