@@ -522,22 +522,22 @@ static void sync_one(int fd, struct ioh_ofd *o, void *arg)
     ioh_ofd_sync(fd, o);
 }
 
-void ioh_fdtab_sync_all(void)
-{
-    ioh_fdtab_foreach(sync_one, NULL);
-}
-
 void ioh_fdtab_share_all(void)
 {
     atomic_fetch_add(&ioh__fork_gen, 1);
+}
+
+void ioh_fdtab_share_sync_all(void)
+{
+    ioh_fdtab_share_all();
+    ioh_fdtab_foreach(sync_one, NULL);
 }
 
 void ioh_fdtab_fork_prepare(void)
 {
     /* The child shares every description: mark them shared, then put each
      * kernel offset where the program is (after the lazy reads in flight). */
-    ioh_fdtab_share_all();
-    ioh_fdtab_sync_all();
+    ioh_fdtab_share_sync_all();
     g_fd.fork_held = (uint32_t)fd_lock();
 }
 

@@ -315,11 +315,12 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o);
  * relative to SEEK_CUR, FIONREAD): no wait for the lazy reads in flight, and
  * o stays lagging. */
 void ioh_ofd_sync_for_call(int fd, struct ioh_ofd *o);
-/* ... for every known descriptor (fork, spawn, system, popen, exec). */
-void ioh_fdtab_sync_all(void);
-
 /* Another process may now use every open description: fork, spawn, exec... */
 void ioh_fdtab_share_all(void);
+/* ... and, before it can, every kernel offset goes where the program is
+ * (ioh_ofd_sync of every known descriptor): fork, spawn, system, popen,
+ * wordexp, exec, a refused SCM_RIGHTS copy. */
+void ioh_fdtab_share_sync_all(void);
 
 /* pthread_atfork-style hooks: prepare takes the lock (unless this thread
  * already holds it), parent releases it, child resets it and shares all. */

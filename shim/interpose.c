@@ -1366,8 +1366,7 @@ IOH_EXPORT pid_t _Fork(void)
 static void before_child(void)
 {
     if (observe()) {
-        ioh_fdtab_share_all();
-        ioh_fdtab_sync_all();
+        ioh_fdtab_share_sync_all();
     }
 }
 
@@ -1500,8 +1499,7 @@ static void exec_event(int64_t ret, void *caller)
         return;
     struct call c;
     enter(&c);
-    ioh_fdtab_share_all();
-    ioh_fdtab_sync_all();
+    ioh_fdtab_share_sync_all();
     /* The new image starts a trace of its own: this one's unused tail goes
      * back to the disk (a shell's fork child about to exec), and comes back
      * if the exec failed, before this event is written. */
@@ -2801,8 +2799,7 @@ static void share_passed(const struct msghdr *m)
     if (!atomic_load_explicit(&ioh__lagged, memory_order_relaxed))
         return;
     if (share_passed_fds(m) < 0) {
-        ioh_fdtab_share_all();
-        ioh_fdtab_sync_all();
+        ioh_fdtab_share_sync_all();
     }
 }
 
