@@ -427,13 +427,16 @@ static inline ssize_t lazy_preadv(int fd, struct ioh_ofd *o, const struct iovec 
  * IOH_READ_REBOUND if `check` and fd was rebound since `mark` (fdtab.h).
  * The pread is libc's, a cancellation point (a read blocked on FUSE or NFS
  * must stay cancellable; lazy_pread). lazy_readv is the same for readv. */
-static ssize_t lazy_read(int fd, struct ioh_ofd *o, uint64_t mark, int check, void *buf,
-                         size_t n, int *err, int64_t *at)
+/* One loop for both: iov[0] is read()'s buffer unless vectored. */
+static inline ssize_t lazy_consume(int fd, struct ioh_ofd *o, uint64_t mark, int check,
+                                   const struct iovec *iov, int cnt, int vectored, int *err,
+                                   int64_t *at)
 {
     ioh_ofd_mark_lagging(o);
     for (;;) {
         int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
-        ssize_t r = lazy_pread(fd, o, buf, n, pos);
+        ssize_t r = vectored ? lazy_preadv(fd, o, iov, cnt, pos)
+                             : lazy_pread(fd, o, iov->iov_base, iov->iov_len, pos);
         if (check && !ioh_fd_rebind_same(fd, mark))     /* leaves errno alone */
             return IOH_READ_REBOUND;
         *at = pos;
@@ -446,23 +449,17 @@ static ssize_t lazy_read(int fd, struct ioh_ofd *o, uint64_t mark, int check, vo
     }
 }
 
+static ssize_t lazy_read(int fd, struct ioh_ofd *o, uint64_t mark, int check, void *buf,
+                         size_t n, int *err, int64_t *at)
+{
+    struct iovec one = {.iov_base = buf, .iov_len = n};
+    return lazy_consume(fd, o, mark, check, &one, 1, 0, err, at);
+}
+
 static ssize_t lazy_readv(int fd, struct ioh_ofd *o, uint64_t mark, int check,
                           const struct iovec *iov, int cnt, int *err, int64_t *at)
 {
-    ioh_ofd_mark_lagging(o);
-    for (;;) {
-        int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
-        ssize_t r = lazy_preadv(fd, o, iov, cnt, pos);
-        if (check && !ioh_fd_rebind_same(fd, mark))     /* leaves errno alone */
-            return IOH_READ_REBOUND;
-        *at = pos;
-        if (r < 0) {
-            *err = errno;
-            return -1;
-        }
-        if (ioh_ofd_claim(o, &pos, pos + r))
-            return r;
-    }
+    return lazy_consume(fd, o, mark, check, iov, cnt, 1, err, at);
 }
 
 /* A shared mapping of a regular file that can be written (now, or after an
