@@ -30,6 +30,9 @@ struct ioh_pol_file;
  * warns once and leaves policies off. */
 int ioh_pol_init(void);
 
+/* Whether the policy has `path` rules (they need each file's path). */
+int ioh_pol_wants_paths(void);
+
 /* A description was opened (open*, fopen, fdopen): attach the policy state
  * for its path, apply open-time hints. May leave o->pol NULL. */
 void ioh_pol_opened(int fd, struct ioh_ofd *o);

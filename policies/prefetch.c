@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "fdtab.h"
 #include "ioh_config.h"
@@ -80,6 +81,57 @@ int ioh_prefetch_hint_works(uint32_t fs_type)
     default:
         return 1;
     }
+}
+
+/* A few devices' read-ahead, filled once each: dev + 1 (0: free) and bytes.
+ * The value is written before the key, and a reader checks the key again
+ * after the value (another device may have taken the slot in between: then
+ * it reads sysfs itself). */
+#define RA_SLOTS 8
+static _Atomic uint64_t g_ra_key[RA_SLOTS], g_ra_bytes[RA_SLOTS];
+
+static uint64_t read_kb_file(const char *path)
+{
+    long fd = ioh_raw_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0)
+        return 0;
+    char buf[32];
+    long n = ioh_raw_read((int)fd, buf, sizeof buf - 1);
+    ioh_raw1(SYS_close, fd);
+    uint64_t kb = 0;
+    for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+        kb = kb * 10 + (uint64_t)(buf[i] - '0');
+    return kb;
+}
+
+uint64_t ioh_prefetch_device_readahead(uint64_t dev)
+{
+    unsigned slot = (unsigned)(dev % RA_SLOTS);
+    if (atomic_load_explicit(&g_ra_key[slot], memory_order_acquire) == dev + 1) {
+        uint64_t bytes = atomic_load_explicit(&g_ra_bytes[slot], memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&g_ra_key[slot], memory_order_relaxed) == dev + 1)
+            return bytes;
+    }
+    /* The disk's bdi, a partition's disk's, or a bdi named by the device
+     * (FUSE, NFS). */
+    static const struct { const char *dir, *file; } where[] = {
+        {"/sys/dev/block/", "/bdi/read_ahead_kb"},
+        {"/sys/dev/block/", "/../bdi/read_ahead_kb"},
+        {"/sys/class/bdi/", "/read_ahead_kb"},
+    };
+    uint64_t kb = 0;
+    for (size_t i = 0; i < sizeof where / sizeof where[0] && kb == 0; i++) {
+        char path[96];
+        snprintf(path, sizeof path, "%s%u:%u%s", where[i].dir, major((dev_t)dev),
+                 minor((dev_t)dev), where[i].file);
+        kb = read_kb_file(path);
+    }
+    atomic_store_explicit(&g_ra_key[slot], 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&g_ra_bytes[slot], kb * 1024, memory_order_relaxed);
+    atomic_store_explicit(&g_ra_key[slot], dev + 1, memory_order_release);
+    return kb * 1024;
 }
 
 static int same_file(int fd, uint64_t dev, uint64_t ino)

@@ -47,6 +47,11 @@ int ioh_prefetch_enqueue(int fd, uint64_t dev, uint64_t ino, int64_t off, uint64
 /* Does WILLNEED work on this filesystem (statfs f_type)? */
 int ioh_prefetch_hint_works(uint32_t fs_type);
 
+/* The kernel's read-ahead for files on device dev (st_dev), in bytes, from
+ * sysfs (the disk's bdi: /sys/dev/block/MAJ:MIN/bdi, a partition's parent's,
+ * or /sys/class/bdi/MAJ:MIN); 0 if unknown. Read once per device. */
+uint64_t ioh_prefetch_device_readahead(uint64_t dev);
+
 void ioh_prefetch_stop(void);
 void ioh_prefetch_fork_child(void);
 

@@ -48,6 +48,7 @@ static struct {
     _Atomic int hidden[64];                        /* ioh_fd_hide; fd + 1, 0 = none */
     _Atomic int nhidden;
     void (*release_hook)(struct ioh_ofd *o);       /* set once at init */
+    int no_paths;                                  /* set once at init */
     struct ioh_ofd *_Atomic retired;               /* released by their last
                                                       lazy read, to pool */
 } g_fd;
@@ -55,6 +56,11 @@ static struct {
 void ioh_fdtab_set_release_hook(void (*fn)(struct ioh_ofd *o))
 {
     g_fd.release_hook = fn;
+}
+
+void ioh_fdtab_set_paths(int wanted)
+{
+    g_fd.no_paths = !wanted;
 }
 
 static int fd_lock(void)
@@ -103,6 +109,7 @@ void ioh_fdtab_init(void)
     uint32_t zero = 0;
     atomic_compare_exchange_strong(&g_fd.next_file_id, &zero, 1);
     g_lazy_key_ok = pthread_key_create(&g_lazy_key, lazy_thread_exit) == 0 && g_lazy_key < 32;
+    g_fd.no_paths = 0;            /* until ioh_fdtab_set_paths says otherwise */
 }
 
 struct ioh_fdent *ioh__fd_entry_create(int fd)
@@ -247,6 +254,12 @@ int ioh_fd_probe(int fd, struct ioh_ofd *o)
  * in its own page when long. */
 static void read_path(int fd, struct ioh_ofd *o)
 {
+    if (g_fd.no_paths) {
+        o->path = o->path_inline;
+        o->path[0] = '\0';
+        o->path_len = 0;
+        return;
+    }
     char link[40];
     char buf[IOH_OFD_PATH_MAX + 1];
     snprintf(link, sizeof link, "/proc/self/fd/%d", fd);

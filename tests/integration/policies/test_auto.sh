@@ -4,6 +4,8 @@
 # identical:
 #   - (local) a coalesced stream of small read()s still gets its look-ahead;
 #   - (local) auto coalesces reads below a page, not 8 KiB ones;
+#   - (local) a settled sequential stream that changes (to small reads, to
+#     sparse ones) is seen to change;
 #   - a windowed reader (seed 001's list) on a file that fits in memory: auto
 #     chooses window, prefetches, keeps what it fetched (no drop-behind), and
 #     serves most reads from prefetched ranges;
@@ -48,6 +50,52 @@ cmp -s "$T/stream.want" "$T/stream.out" || { show "$T/stream.out"; fail "stream 
 # ... because it decided not to, not because it never decided.
 grep -Eq 'auto decisions [1-9]' "$T/stream.stats" ||
     { show "$T/stream.stats"; fail "stream: auto took no decision on a sequential stream"; }
+CASES=$((CASES + 4))
+
+# A settled sequential stream hands the classifier its reads sixteen at a
+# time and is decided less and less often (engine.c, quiet_read and
+# DECIDE_SETTLED); a change of pattern must still be seen when it happens.
+# (1) 16 MiB in 8 KiB reads, then 4-byte reads: auto coalesces them.
+# (2) A program that said SEQUENTIAL reads 16 MiB in 8 KiB reads, then 600
+#     8 KiB reads at random places: auto undoes the program's SEQUENTIAL
+#     with NORMAL (sparse), within those 600 reads (after 2,048 settled
+#     reads the next decision would have been 1,024 reads away: fails if a
+#     jump does not bring the next decision near).
+head -c $((17 << 20)) /dev/urandom >"$T/switch.bin"
+cat >"$T/switch.py" <<'PY'
+import hashlib, os, random, sys
+mode, path = sys.argv[1], sys.argv[2]
+fd = os.open(path, os.O_RDONLY)
+h = hashlib.sha256()
+if mode == "sparse":
+    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
+for _ in range(2048):
+    h.update(os.read(fd, 8192))
+if mode == "small":
+    while True:
+        b = os.read(fd, 4)
+        if not b:
+            break
+        h.update(b)
+else:
+    rnd = random.Random(1)
+    size = os.fstat(fd).st_size
+    for _ in range(600):
+        os.lseek(fd, rnd.randrange(0, size - 8192) & ~4095, os.SEEK_SET)
+        h.update(os.read(fd, 8192))
+print(h.hexdigest(), os.lseek(fd, 0, os.SEEK_CUR))
+PY
+for mode in small sparse; do
+    /usr/bin/python3 "$T/switch.py" $mode "$T/switch.bin" >"$T/switch-$mode.want"
+    LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
+        /usr/bin/python3 "$T/switch.py" $mode "$T/switch.bin" >"$T/switch-$mode.out" 2>"$T/switch-$mode.stats"
+    cmp -s "$T/switch-$mode.want" "$T/switch-$mode.out" ||
+        { show "$T/switch-$mode.out"; fail "switch $mode: output differs"; }
+done
+grep -Eq 'coalesce: [0-9]+ reads, [1-9][0-9]* served' "$T/switch-small.stats" ||
+    { show "$T/switch-small.stats"; fail "switch small: auto did not coalesce 4-byte reads after 8 KiB ones"; }
+grep -Eq 'overridden [1-9]' "$T/switch-sparse.stats" ||
+    { show "$T/switch-sparse.stats"; fail "switch sparse: auto did not undo SEQUENTIAL once the reads turned sparse"; }
 CASES=$((CASES + 4))
 
 slowfs_available || skip "no slowfs, /dev/fuse or fusermount3"
