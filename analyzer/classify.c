@@ -549,6 +549,15 @@ void ioh_cls_feed(struct ioh_cls_state *s, const struct ioh_cls_event *e)
     feed(s, e);
 }
 
+void ioh_cls_remember_reads(struct ioh_cls_state *s, uint64_t off, uint64_t len, uint32_t n)
+{
+    /* Never read before: no probe can find its page, so each is the insert
+     * a feed would have made (hot_probe's miss branch). */
+    const uint32_t span = cap32(len);
+    for (uint32_t i = 0; i < n; i++, off += len)
+        (void)hot_probe(s, off, off + len, span);
+}
+
 /* ---- the result ------------------------------------------------------------ */
 
 /* Window, its place relative to the extent, and its drift: how fast the

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/single_threaded.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -75,6 +76,7 @@ struct ioh_pol_file {
     uint64_t reads;                /* data reads observed */
     uint64_t next_decision;
     uint32_t decide_every;         /* reads to the next decision after this one */
+    int slow_seen;                 /* slow_ewma above SLOW_READ_NS, last we looked */
     int decided;                   /* enum ioh_cls_class of the last decision */
     int app_hint;                  /* the program's last pattern hint, -1 none */
     int our_hint;                  /* the hint we applied, -1 none */
@@ -105,7 +107,7 @@ struct ioh_pol_file {
     int64_t q_from;
     uint64_t q_t;
     int64_t size;
-    uint64_t dev;                  /* st_dev, for the device's read-ahead */
+    uint64_t dev_ra;               /* the device's read-ahead, bytes (0: unknown) */
     struct ioh_pol_file *next_free;
 };
 
@@ -279,10 +281,14 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     pf->act = *a;
     pf->app_hint = pf->our_hint = -1;
     pf->size = o->size;
-    pf->dev = o->dev;
     pf->is_auto = (a->flags & IOH_ACT_AUTO) != 0;
     pf->pf_how = ioh_prefetch_hint_works(o->fs_type) ? IOH_PF_WILLNEED : IOH_PF_READ;
     pf->next_decision = DECIDE_FIRST;
+    /* Looked up here, not in a read: it may read sysfs (once per device),
+     * through a descriptor of its own that only a process of one thread
+     * can open without racing the program's own dup2 or close_range. */
+    if (pf->is_auto && pf->pf_how == IOH_PF_WILLNEED)
+        pf->dev_ra = ioh_prefetch_device_readahead(o->dev, __libc_single_threaded);
     /* auto decides with the classifier; an explicit `window` follows the
      * window the classifier measures. */
     if (pf->is_auto || (a->flags & IOH_ACT_WINDOW)) {
@@ -404,7 +410,7 @@ static uint32_t auto_actions(const struct ioh_cls_result *r, int slow, const str
          * slower than no shim with the look-ahead; seed 004's 1 GiB: the
          * SEQUENTIAL hint alone 0.64 s, with the look-ahead 0.75 s). */
         if (slow && pf->pf_how == IOH_PF_WILLNEED && pf->app_hint != POSIX_FADV_SEQUENTIAL &&
-            ioh_prefetch_device_readahead(pf->dev) < pf->act.prefetch_distance)
+            pf->dev_ra < pf->act.prefetch_distance)
             a |= IOH_ACT_PREFETCH;
         if (g.mem_total && pf->size > 0 && (uint64_t)pf->size > g.mem_total / 2)
             a |= IOH_ACT_NOREUSE;
@@ -652,19 +658,23 @@ static void prefetch_account(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf,
     }
 }
 
-/* A settled sequential stream under auto: once a decision called the file
- * sequential and asked for nothing done read by read (no prefetch, window or
- * drop-behind), a read that goes on exactly where the last one ended, of the
- * same size, whole, by the same thread, is held back from the classifier;
- * up to QUIET_BATCH of them reach it as one extent of that request size
- * (quiet_flush) before the next read that does not, or before the next
- * decision. The classifier then sees the same stream - consecutive steps,
- * the same request size and bytes - for a sixteenth of its work: its feed
- * and its ring were two thirds of auto's cost on each read of a stream it
- * leaves alone (wrong_hint --hint sequential, 16 MiB in 8 KiB reads, cold:
- * 1.057x without the shim, 1.015x without the classifier). A jump, a change
- * of size, a short read or another thread ends the quiet run at once, so a
- * change of pattern is seen when it happens. */
+/* A settled sequential stream under auto: once decisions called the file
+ * sequential twice in a row and asked for nothing done read by read (no
+ * prefetch, window or drop-behind), a read that goes on exactly where the
+ * last one ended, into bytes never read before, of the same size, whole, by
+ * the same thread, is held back from the classifier; up to QUIET_BATCH of
+ * them reach it as one extent of that request size (quiet_flush) before the
+ * next read that does not, or before the next decision, and the re-read
+ * table gets the first page of each, as their own feeds would have given
+ * it (a later pass over them must be seen as a re-read). The classifier
+ * then sees the same stream - consecutive steps, the same request size and
+ * bytes, the same pages - for a fraction of its work: its feed and its
+ * evaluation were half of auto's cost on each read of a stream it leaves
+ * alone (docs/shim.md, "Each read under a policy"). A jump, a change of
+ * size, a short read, another thread or bytes read before end the quiet
+ * run at once, and a change of size or a jump brings the next decision
+ * near (decide_soon), before which nothing is held back: a new pattern is
+ * seen read by read. */
 static int settled(const struct ioh_pol_file *pf)
 {
     return pf->decided == IOH_CLS_SEQUENTIAL && pf->is_auto &&
@@ -672,27 +682,28 @@ static int settled(const struct ioh_pol_file *pf)
 }
 
 static int quiet_read(struct ioh_pol_file *pf, int64_t off, uint64_t len, int64_t ret,
-                      uint64_t t)
+                      uint64_t t, int same_thread)
 {
-    if (!settled(pf))
+    /* Settled, and confirmed by a decision since the last decide_soon. */
+    if (!settled(pf) || pf->decide_every <= DECIDE_EVERY)
         return 0;
-    if (off != pf->run_end || (uint64_t)ret != len || len > QUIET_MAX_LEN ||
+    if (off != pf->run_end || (uint64_t)ret != len || len > QUIET_MAX_LEN || !same_thread ||
         pf->reads >= pf->next_decision)
         return 0;
     if (pf->q_n == 0) {
-        if (len != pf->q_len)
+        if (len != pf->q_len || (uint64_t)off < ioh_cls_max_end(pf->cls))
             return 0;
         pf->q_from = off;
+        pf->q_t = t;
     } else if (len != pf->q_len || pf->q_n >= QUIET_BATCH) {
         return 0;
     }
     pf->q_n++;
-    pf->q_t = t;
     return 1;
 }
 
-/* Hand the reads quiet_read held back to the classifier, as one extent, and
- * remember this read's size for the next quiet run. */
+/* Hand the reads quiet_read held back to the classifier: one extent, and
+ * the pages of the reads after its first. */
 static void quiet_flush(struct ioh_pol_file *pf)
 {
     if (pf->q_n) {
@@ -700,7 +711,20 @@ static void quiet_flush(struct ioh_pol_file *pf)
         struct ioh_cls_event e = {.t = pf->q_t, .off = pf->q_from, .len = pf->q_len,
                                   .ret = (int64_t)bytes};
         ioh_cls_feed(pf->cls, &e);
+        ioh_cls_remember_reads(pf->cls, (uint64_t)pf->q_from + pf->q_len, pf->q_len,
+                               pf->q_n - 1);
         pf->q_n = 0;
+    }
+}
+
+/* The stream may be changing: the next decision within `within` reads (0:
+ * at this one), and the intervals start over. */
+static void decide_soon(struct ioh_pol_file *pf, uint32_t within)
+{
+    if (pf->decide_every > DECIDE_EVERY) {
+        pf->decide_every = DECIDE_EVERY;
+        if (pf->next_decision > pf->reads + within)
+            pf->next_decision = pf->reads + within;
     }
 }
 
@@ -718,7 +742,8 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
     if (ret > 0 && off >= 0) {
         pf->reads++;
         uint32_t me = ioh_tid();
-        if (me != pf->last_tid) {
+        int same_thread = me == pf->last_tid;
+        if (!same_thread) {
             pf->tid_switches += pf->last_tid != 0;
             pf->last_tid = me;
         }
@@ -727,9 +752,21 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             uint64_t copy = (uint64_t)ret / 1024 * COPY_NS_PER_KB;
             uint64_t wait = dur > copy ? dur - copy : 0;
             pf->slow_ewma = pf->slow_ewma ? (pf->slow_ewma * 7 + wait) / 8 : wait;
+            /* Reads that start reaching storage may call for a look-ahead:
+             * decide at this read (a settled stream may be up to
+             * DECIDE_SETTLED reads from its next decision, and the average
+             * may be back under the line by the next one; half-cached file
+             * on a throttled loop device, 32 KiB reads: the look-ahead came
+             * 320-354 reads after the first slow one, 71-199 before quiet
+             * runs). Reads that stop: soon. */
+            int slow = pf->slow_ewma > SLOW_READ_NS;
+            if (slow != pf->slow_seen) {
+                pf->slow_seen = slow;
+                decide_soon(pf, slow ? 0 : DECIDE_EVERY);
+            }
         }
         int64_t end = off + ret;
-        if (quiet_read(pf, off, len, ret, t)) {
+        if (quiet_read(pf, off, len, ret, t, same_thread)) {
             pf->run_len += (uint64_t)ret;
             pf->run_end = end;
             prefetch_account(fd, o, pf, off, end);
@@ -752,23 +789,22 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             struct ioh_cls_event e = {.t = t, .off = from, .len = (uint64_t)(end - from),
                                       .ret = end - from};
             ioh_cls_feed(pf->cls, &e);
-            /* A settled stream that jumps or changes its size is looked at
-             * again soon: the pattern may be changing. */
-            if (pf->decide_every > DECIDE_EVERY && (from != pf->run_end || len != pf->q_len)) {
-                pf->decide_every = DECIDE_EVERY;
-                if (pf->next_decision > pf->reads + DECIDE_EVERY)
-                    pf->next_decision = pf->reads + DECIDE_EVERY;
-            }
+            /* A stream that jumps or changes its size may be changing. */
+            if (from != pf->run_end || len != pf->q_len)
+                decide_soon(pf, DECIDE_EVERY);
             pf->q_len = (uint64_t)ret == len ? len : 0;
             if (pf->reads >= pf->next_decision) {
                 /* Each decision that finds a settled stream as it was waits
                  * twice as long for the next one, up to DECIDE_SETTLED
                  * reads: the classifier's evaluation (~4,000 instructions)
                  * was a third of what auto still cost on each read of such
-                 * a stream once quiet_read spared it the feed. */
+                 * a stream once quiet_read spared it the feed. Only for
+                 * reads quiet_read may hold back: 1,024 reads of 64 MiB
+                 * would be 64 GiB between decisions. */
                 int same = decide(fd, o, pf);
                 uint32_t every = pf->decide_every ? pf->decide_every : DECIDE_EVERY;
-                pf->decide_every = same && settled(pf)
+                int quiet_kind = pf->q_len != 0 && pf->q_len <= QUIET_MAX_LEN;
+                pf->decide_every = same && settled(pf) && quiet_kind
                                        ? (every * 2 < DECIDE_SETTLED ? every * 2 : DECIDE_SETTLED)
                                        : DECIDE_EVERY;
                 pf->next_decision = pf->reads + pf->decide_every;

@@ -83,11 +83,12 @@ int ioh_prefetch_hint_works(uint32_t fs_type)
     }
 }
 
-/* A few devices' read-ahead, filled once each: dev + 1 (0: free) and bytes.
- * The value is written before the key, and a reader checks the key again
- * after the value (another device may have taken the slot in between: then
- * it reads sysfs itself). */
-#define RA_SLOTS 8
+/* A few devices' read-ahead, each slot a key (dev + 1; 0 free, RA_BUSY
+ * while one writer fills it) and bytes. A writer claims the slot from the
+ * key it saw with a compare-and-swap, so writers never mix their halves; a
+ * reader takes the bytes only if the key is the same before and after. */
+#define RA_SLOTS 16
+#define RA_BUSY UINT64_MAX
 static _Atomic uint64_t g_ra_key[RA_SLOTS], g_ra_bytes[RA_SLOTS];
 
 static uint64_t read_kb_file(const char *path)
@@ -104,17 +105,9 @@ static uint64_t read_kb_file(const char *path)
     return kb;
 }
 
-uint64_t ioh_prefetch_device_readahead(uint64_t dev)
+static uint64_t sysfs_readahead(uint64_t dev)
 {
-    unsigned slot = (unsigned)(dev % RA_SLOTS);
-    if (atomic_load_explicit(&g_ra_key[slot], memory_order_acquire) == dev + 1) {
-        uint64_t bytes = atomic_load_explicit(&g_ra_bytes[slot], memory_order_relaxed);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&g_ra_key[slot], memory_order_relaxed) == dev + 1)
-            return bytes;
-    }
-    /* The disk's bdi, a partition's disk's, or a bdi named by the device
-     * (FUSE, NFS). */
+    /* The disk's bdi, a partition's disk's, or a bdi named by the device. */
     static const struct { const char *dir, *file; } where[] = {
         {"/sys/dev/block/", "/bdi/read_ahead_kb"},
         {"/sys/dev/block/", "/../bdi/read_ahead_kb"},
@@ -127,11 +120,28 @@ uint64_t ioh_prefetch_device_readahead(uint64_t dev)
                  minor((dev_t)dev), where[i].file);
         kb = read_kb_file(path);
     }
-    atomic_store_explicit(&g_ra_key[slot], 0, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    atomic_store_explicit(&g_ra_bytes[slot], kb * 1024, memory_order_relaxed);
-    atomic_store_explicit(&g_ra_key[slot], dev + 1, memory_order_release);
     return kb * 1024;
+}
+
+uint64_t ioh_prefetch_device_readahead(uint64_t dev, int may_read)
+{
+    unsigned slot = (unsigned)((dev * 0x9E3779B97F4A7C15ull) >> 60);   /* 16 slots */
+    uint64_t key = atomic_load_explicit(&g_ra_key[slot], memory_order_acquire);
+    if (key == dev + 1) {
+        uint64_t bytes = atomic_load_explicit(&g_ra_bytes[slot], memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&g_ra_key[slot], memory_order_relaxed) == dev + 1)
+            return bytes;
+    }
+    if (!may_read)
+        return 0;
+    uint64_t bytes = sysfs_readahead(dev);
+    key = atomic_load_explicit(&g_ra_key[slot], memory_order_relaxed);
+    if (key != RA_BUSY && atomic_compare_exchange_strong(&g_ra_key[slot], &key, RA_BUSY)) {
+        atomic_store_explicit(&g_ra_bytes[slot], bytes, memory_order_relaxed);
+        atomic_store_explicit(&g_ra_key[slot], dev + 1, memory_order_release);
+    }
+    return bytes;
 }
 
 static int same_file(int fd, uint64_t dev, uint64_t ino)

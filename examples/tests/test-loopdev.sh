@@ -74,7 +74,8 @@ t_check "FADV_SEQUENTIAL: read-ahead doubles to ~256 KiB" \
 # read-ahead is shorter than its 8 MiB look-ahead (policies/engine.c): on
 # this device's 128 KiB it does; with 16 MiB set, it leaves the stream to the
 # kernel. Same output either way.
-lib=${IOHINT_BUILD:-}/shim/libiohint.so
+lib=${IOHINT_LIB:-${IOHINT_BUILD:-$T_EX_DIR/../build}/shim/libiohint.so}
+iohint=$(dirname "$(dirname "$lib")")/analyzer/iohint
 if [ -f "$lib" ]; then
 	"$T_BIN/wrong_hint" --hint none "$DIR/data.bin" > "$O/ra.want"
 	# auto_ra KB: the stats of a cold run under auto with read_ahead_kb = KB
@@ -94,6 +95,51 @@ if [ -f "$lib" ]; then
 		grep -Eq 'prefetch: [1-9][0-9]* requests' "$O/ra-128.stats"
 	t_check "auto does not where the device reads ahead 16 MiB" \
 		bash -c "! grep -Eq 'prefetch: [1-9][0-9]* requests' '$O/ra-16384.stats'"
+else
+	echo "# $lib not found: auto's look-ahead not checked"
+fi
+
+# A settled stream that starts reaching storage gets its look-ahead at once
+# (policies/engine.c, decide_soon): 16 MiB cached, then 4 MiB throttled to
+# 50 reads/s (blkio), read in 32 KiB reads. After 512 fast reads the next
+# decision was 456 reads away; without the decision at the first slow read
+# the look-ahead never came (nor did it before the quiet runs, whose
+# decisions every 64 reads found the average back under the line). Needs
+# the blkio controller (cgroup v1 throttle or v2 io.max).
+cg=
+if [ -f "$lib" ] && [ -x "$iohint" ]; then
+	if [ -f /sys/fs/cgroup/blkio/blkio.throttle.read_iops_device ]; then
+		cg=/sys/fs/cgroup/blkio/iohint-test-$$
+		mkdir "$cg" && echo "$(lsblk -dno MAJ:MIN "$dev" | tr -d ' ') 50" > "$cg/blkio.throttle.read_iops_device" || cg=
+	elif grep -qw io /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+		cg=/sys/fs/cgroup/iohint-test-$$
+		mkdir "$cg" && echo "$(lsblk -dno MAJ:MIN "$dev" | tr -d ' ') riops=50" > "$cg/io.max" || cg=
+	fi
+fi
+if [ -n "$cg" ]; then
+	t_defer "rmdir '$cg'"
+	head -c $((20 << 20)) "$T_TMP/data.bin" > "$DIR/half.bin"
+	sync
+	t_evict "$DIR/half.bin"
+	dd if="$DIR/half.bin" of=/dev/null bs=1M count=16 status=none
+	mkdir -p "$O/slow.trace"
+	bash -c "echo \$\$ > '$cg/cgroup.procs' && LD_PRELOAD='$lib' IOHINT_POLICY=auto \
+		IOHINT_TRACE_DIR='$O/slow.trace' exec dd if='$DIR/half.bin' of=/dev/null bs=32k status=none"
+	"$iohint" dump "$O/slow.trace" > "$O/slow.dump" 2>&1
+	# reads from the first of the throttled part that waited 50 us or more
+	# (engine.c's "slow") to the first look-ahead
+	late=$(awk '/half\.bin/ && / read / { n++; d = $0; sub(/.*dur=/, "", d); sub(/ .*/, "", d)
+		o = $0; sub(/.*off=/, "", o); sub(/ .*/, "", o)
+		if (o + 0 >= 16777216 && !slow && (d ~ /ms$/ || (d ~ /us$/ && d + 0 >= 50))) slow = n }
+		/ action=prefetch / { print (slow && n > slow ? n - slow : 0); exit }' "$O/slow.dump")
+	echo "# throttled half: look-ahead ${late:-never} reads after the first slow one"
+	# (the average crosses the line a few reads after the first slow one:
+	# 0-39 here; 128 leaves room, and the file ends 128 reads later)
+	t_check "auto looks ahead within 128 reads of a settled stream turning slow" \
+		test -n "$late" -a "${late:-999}" -le 128
+	rm -f "$DIR/half.bin"
+else
+	echo "# no blkio throttling here: the settled stream turning slow not checked"
 fi
 
 t_check "down" bash -c "'$L' down '$DIR' > /dev/null"

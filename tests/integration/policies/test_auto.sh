@@ -55,7 +55,9 @@ CASES=$((CASES + 4))
 # A settled sequential stream hands the classifier its reads sixteen at a
 # time and is decided less and less often (engine.c, quiet_read and
 # DECIDE_SETTLED); a change of pattern must still be seen when it happens.
-# (1) 16 MiB in 8 KiB reads, then 4-byte reads: auto coalesces them.
+# (1) 16 MiB in 8 KiB reads, then 1,024 4-byte reads: auto decides to
+#     coalesce them within 128 of them (it took 449 while the new small
+#     reads were still held back sixteen at a time).
 # (2) A program that said SEQUENTIAL reads 16 MiB in 8 KiB reads, then 600
 #     8 KiB reads at random places: auto undoes the program's SEQUENTIAL
 #     with NORMAL (sparse), within those 600 reads (after 2,048 settled
@@ -72,11 +74,8 @@ if mode == "sparse":
 for _ in range(2048):
     h.update(os.read(fd, 8192))
 if mode == "small":
-    while True:
-        b = os.read(fd, 4)
-        if not b:
-            break
-        h.update(b)
+    for _ in range(1024):
+        h.update(os.read(fd, 4))
 else:
     rnd = random.Random(1)
     size = os.fstat(fd).st_size
@@ -87,16 +86,57 @@ print(h.hexdigest(), os.lseek(fd, 0, os.SEEK_CUR))
 PY
 for mode in small sparse; do
     /usr/bin/python3 "$T/switch.py" $mode "$T/switch.bin" >"$T/switch-$mode.want"
-    LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
-        /usr/bin/python3 "$T/switch.py" $mode "$T/switch.bin" >"$T/switch-$mode.out" 2>"$T/switch-$mode.stats"
+done
+"$IOHINT" run -q -o "$T/switch-small.trace" -p auto -- \
+    /usr/bin/python3 "$T/switch.py" small "$T/switch.bin" >"$T/switch-small.out" 2>/dev/null
+LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
+    /usr/bin/python3 "$T/switch.py" sparse "$T/switch.bin" >"$T/switch-sparse.out" 2>"$T/switch-sparse.stats"
+for mode in small sparse; do
     cmp -s "$T/switch-$mode.want" "$T/switch-$mode.out" ||
         { show "$T/switch-$mode.out"; fail "switch $mode: output differs"; }
 done
-grep -Eq 'coalesce: [0-9]+ reads, [1-9][0-9]* served' "$T/switch-small.stats" ||
-    { show "$T/switch-small.stats"; fail "switch small: auto did not coalesce 4-byte reads after 8 KiB ones"; }
+"$IOHINT" dump "$T/switch-small.trace" >"$T/switch-small.dump" 2>&1
+# 4-byte reads of switch.bin before the first decision after they began.
+late=$(awk '/switch\.bin/ && / read / && / len=4 / { small++ }
+            small && / action=decide / { print small; exit }' "$T/switch-small.dump")
+[[ -n $late && $late -le 128 ]] ||
+    { show "$T/switch-small.dump"; fail "switch small: no decision within 128 4-byte reads (${late:-none})"; }
+grep -q 'action=refill .*switch\.bin' "$T/switch-small.dump" ||
+    { show "$T/switch-small.dump"; fail "switch small: auto did not coalesce 4-byte reads after 8 KiB ones"; }
 grep -Eq 'overridden [1-9]' "$T/switch-sparse.stats" ||
     { show "$T/switch-sparse.stats"; fail "switch sparse: auto did not undo SEQUENTIAL once the reads turned sparse"; }
 CASES=$((CASES + 4))
+
+# (3) A 2 MiB file read 30 times over in 8 KiB reads: sequential, then
+#     re-read from the second pass on, two decisions in all. The reads held
+#     back on the first pass must leave their pages in the classifier's
+#     re-read table (ioh_cls_remember_reads): without it the class went back
+#     and forth between sequential and re-read, ten decisions.
+head -c $((2 << 20)) /dev/urandom >"$T/again.bin"
+cat >"$T/again.py" <<'PY'
+import hashlib, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+h = hashlib.sha256()
+for _ in range(30):
+    os.lseek(fd, 0, os.SEEK_SET)
+    while True:
+        b = os.read(fd, 8192)
+        if not b:
+            break
+        h.update(b)
+print(h.hexdigest())
+PY
+/usr/bin/python3 "$T/again.py" "$T/again.bin" >"$T/again.want"
+"$IOHINT" run -q -o "$T/again.trace" -p auto -- \
+    /usr/bin/python3 "$T/again.py" "$T/again.bin" >"$T/again.out" 2>/dev/null
+cmp -s "$T/again.want" "$T/again.out" || { show "$T/again.out"; fail "again: output differs"; }
+"$IOHINT" dump "$T/again.trace" >"$T/again.dump" 2>&1
+decisions=$(grep -c 'action=decide .*again\.bin' "$T/again.dump")
+[[ $decisions -le 3 ]] ||
+    { grep 'action=decide' "$T/again.dump" >&2; fail "again: $decisions decisions on a file re-read 30 times (2 expected)"; }
+"$IOHINT" analyze "$T/again.trace" 2>&1 | grep -q 'auto chose none for re-read' ||
+    { "$IOHINT" analyze "$T/again.trace" >&2; fail "again: auto did not call the file re-read"; }
+CASES=$((CASES + 3))
 
 slowfs_available || skip "no slowfs, /dev/fuse or fusermount3"
 
