@@ -216,10 +216,11 @@ void ioh_cls_feed(struct ioh_cls_state *s, const struct ioh_cls_event *e);
 
 /* The re-read table's part of feeding `n` whole reads of `len` bytes each,
  * one after another from `off`, bytes never read before (at or beyond
- * ioh_cls_max_end): remember the first page of each, as their feeds would
- * have (a later pass over them is a re-read). For a caller that feeds such
- * a run as one event (policies/engine.c, a settled stream), then calls this
- * for its reads after the first. */
+ * ioh_cls_max_end): remember the first page of each, the pages their feeds
+ * would have remembered (a later pass over them is a re-read; the hot-set
+ * sizes differ). For a caller that feeds such a run as one event
+ * (policies/engine.c, a settled stream), then calls this for its reads
+ * after the first. */
 void ioh_cls_remember_reads(struct ioh_cls_state *s, uint64_t off, uint64_t len, uint32_t n);
 
 /* The furthest byte read so far (0 before any read). */

@@ -76,6 +76,7 @@ struct ioh_pol_file {
     uint64_t reads;                /* data reads observed */
     uint64_t next_decision;
     uint32_t decide_every;         /* reads to the next decision after this one */
+    uint64_t soon_at;              /* pf->reads at the last decide_soon */
     int slow_decided;              /* the last decision saw slow reads */
     int decided;                   /* enum ioh_cls_class of the last decision */
     int app_hint;                  /* the program's last pattern hint, -1 none */
@@ -464,11 +465,16 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
     }
     /* More than one read in 8 by another thread than the read before:
      * threads share the file (for good: they do not stop). */
+    /* Judged over at least DECIDE_FIRST reads: a decision that a slow read
+     * asked for may come a read after the last one, and one switch in two
+     * reads is not threads sharing the file. */
     uint64_t since = pf->reads - pf->reads_decided;
-    if (since && (uint64_t)pf->tid_switches * 8 > since)
-        pf->threaded = 1;
-    pf->tid_switches = 0;
-    pf->reads_decided = pf->reads;
+    if (since >= DECIDE_FIRST) {
+        if ((uint64_t)pf->tid_switches * 8 > since)
+            pf->threaded = 1;
+        pf->tid_switches = 0;
+        pf->reads_decided = pf->reads;
+    }
     /* Reads stop being slow once our prefetch serves them: what prefetch
      * made fast must not switch prefetch off (the window went on and off
      * every few decisions on the seed's 95,651-read list). Prefetch that
@@ -668,16 +674,18 @@ static void prefetch_account(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf,
  * the same thread, is held back from the classifier; up to QUIET_BATCH of
  * them reach it as one extent of that request size (quiet_flush) before the
  * next read that does not, or before the next decision, and the re-read
- * table gets the first page of each, as their own feeds would have given
- * it (a later pass over them must be seen as a re-read). The classifier
- * then sees the same stream - consecutive steps, the same request size and
+ * table gets the first page of each, the pages their own feeds would have
+ * remembered (a later pass over them must be seen as a re-read; the hot-set
+ * sizes, which no decision uses, come out larger). The classifier then
+ * sees the same stream - consecutive steps, the same request size and
  * bytes, the same pages - for a fraction of its work: its feed and its
  * evaluation were half of auto's cost on each read of a stream it leaves
  * alone (docs/shim.md, "Each read under a policy"). A jump, a change of
  * size, a short read, another thread or bytes read before end the quiet
  * run at once, and a change of size or a jump brings the next decision
- * near (decide_soon), before which nothing is held back: a new pattern is
- * seen read by read. */
+ * near (decide_soon), before which nothing is held back, and which cannot
+ * count as confirming the stream unless DECIDE_EVERY reads have passed
+ * since: a new pattern is seen read by read. */
 static int settled(const struct ioh_pol_file *pf)
 {
     return pf->decided == IOH_CLS_SEQUENTIAL && pf->is_auto &&
@@ -724,6 +732,7 @@ static void quiet_flush(struct ioh_pol_file *pf)
  * at this one), and the intervals start over. */
 static void decide_soon(struct ioh_pol_file *pf, uint32_t within)
 {
+    pf->soon_at = pf->reads;
     if (pf->decide_every > DECIDE_EVERY) {
         pf->decide_every = DECIDE_EVERY;
         if (pf->next_decision > pf->reads + within)
@@ -811,7 +820,13 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
                 int same = decide(fd, o, pf);
                 uint32_t every = pf->decide_every ? pf->decide_every : DECIDE_EVERY;
                 int quiet_kind = pf->q_len != 0 && pf->q_len <= QUIET_MAX_LEN;
-                pf->decide_every = same && settled(pf) && quiet_kind
+                /* A decision within DECIDE_EVERY reads of a jump or a change
+                 * of size has mostly the old reads in the classifier's ring:
+                 * its "same" confirms nothing (a change 1-32 reads before a
+                 * scheduled decision was held back again at once, and seen
+                 * 385 reads late). */
+                int seen_since = pf->reads - pf->soon_at >= DECIDE_EVERY;
+                pf->decide_every = same && settled(pf) && quiet_kind && seen_since
                                        ? (every * 2 < DECIDE_SETTLED ? every * 2 : DECIDE_SETTLED)
                                        : DECIDE_EVERY;
                 pf->next_decision = pf->reads + pf->decide_every;

@@ -83,10 +83,10 @@ int ioh_prefetch_hint_works(uint32_t fs_type)
     }
 }
 
-/* A few devices' read-ahead, each slot a key (dev + 1; 0 free, RA_BUSY
- * while one writer fills it) and bytes. A writer claims the slot from the
- * key it saw with a compare-and-swap, so writers never mix their halves; a
- * reader takes the bytes only if the key is the same before and after. */
+/* The read-ahead of up to RA_SLOTS devices, each slot written once: a
+ * writer claims a free one (key 0 -> RA_BUSY, compare-and-swap), stores the
+ * bytes, then publishes the key (dev + 1) with release; a reader that finds
+ * the key with acquire finds the bytes. Full: not cached. */
 #define RA_SLOTS 16
 #define RA_BUSY UINT64_MAX
 static _Atomic uint64_t g_ra_key[RA_SLOTS], g_ra_bytes[RA_SLOTS];
@@ -125,21 +125,19 @@ static uint64_t sysfs_readahead(uint64_t dev)
 
 uint64_t ioh_prefetch_device_readahead(uint64_t dev, int may_read)
 {
-    unsigned slot = (unsigned)((dev * 0x9E3779B97F4A7C15ull) >> 60);   /* 16 slots */
-    uint64_t key = atomic_load_explicit(&g_ra_key[slot], memory_order_acquire);
-    if (key == dev + 1) {
-        uint64_t bytes = atomic_load_explicit(&g_ra_bytes[slot], memory_order_relaxed);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&g_ra_key[slot], memory_order_relaxed) == dev + 1)
-            return bytes;
-    }
+    for (unsigned i = 0; i < RA_SLOTS; i++)
+        if (atomic_load_explicit(&g_ra_key[i], memory_order_acquire) == dev + 1)
+            return atomic_load_explicit(&g_ra_bytes[i], memory_order_relaxed);
     if (!may_read)
         return 0;
     uint64_t bytes = sysfs_readahead(dev);
-    key = atomic_load_explicit(&g_ra_key[slot], memory_order_relaxed);
-    if (key != RA_BUSY && atomic_compare_exchange_strong(&g_ra_key[slot], &key, RA_BUSY)) {
-        atomic_store_explicit(&g_ra_bytes[slot], bytes, memory_order_relaxed);
-        atomic_store_explicit(&g_ra_key[slot], dev + 1, memory_order_release);
+    for (unsigned i = 0; i < RA_SLOTS; i++) {
+        uint64_t free_key = 0;
+        if (atomic_compare_exchange_strong(&g_ra_key[i], &free_key, RA_BUSY)) {
+            atomic_store_explicit(&g_ra_bytes[i], bytes, memory_order_relaxed);
+            atomic_store_explicit(&g_ra_key[i], dev + 1, memory_order_release);
+            break;
+        }
     }
     return bytes;
 }
