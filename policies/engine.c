@@ -404,14 +404,19 @@ static uint32_t auto_actions(const struct ioh_cls_result *r, int slow, const str
          * SEQUENTIAL itself: the kernel already reads ahead twice as far,
          * and ours on top made wrong_hint --hint sequential 1.24x slower on
          * the loop device (small data, 7 runs: 16.1 against 12.9 ms). */
-        /* Nor where the device's own read-ahead already reaches as far as
-         * ours would (8 MiB on this VM's disk): the two fetched the same
-         * pages, and the worker's thread and requests were all that
-         * changed (wrong_hint --hint none, 16 MiB, local disk, cold: 1.125x
-         * slower than no shim with the look-ahead; seed 004's 1 GiB: the
-         * SEQUENTIAL hint alone 0.64 s, with the look-ahead 0.75 s). */
+        /* Nor, for a program that gave no hint, where the device's own
+         * read-ahead already reaches as far as ours would (8 MiB on this
+         * VM's disk): the two fetched the same pages, and the worker's
+         * thread and requests were all that changed (wrong_hint --hint
+         * none, 16 MiB, local disk, cold: 1.076x of no shim with the
+         * look-ahead, 1.030x without). Kept after a RANDOM we override
+         * (seed 004): its stream starts late and from nothing, and on
+         * this VM the SEQUENTIAL hint alone took 0.46-1.90 s for 1 GiB
+         * depending on what ran before it, with the look-ahead 0.6-0.8 s
+         * (compare -n 5, 2026-11-27; auto without it 1.9 s right after
+         * the 7.5 s wrong-hint run, 80% of the gap where 90% is asked). */
         if (slow && pf->pf_how == IOH_PF_WILLNEED && pf->app_hint != POSIX_FADV_SEQUENTIAL &&
-            pf->dev_ra < pf->act.prefetch_distance)
+            (pf->app_hint == POSIX_FADV_RANDOM || pf->dev_ra < pf->act.prefetch_distance))
             a |= IOH_ACT_PREFETCH;
         if (g.mem_total && pf->size > 0 && (uint64_t)pf->size > g.mem_total / 2)
             a |= IOH_ACT_NOREUSE;

@@ -70,31 +70,35 @@ echo "# wrong_hint --hint sequential: $n device reads, avg $((kib / (n ? n : 1))
 t_check "FADV_SEQUENTIAL: read-ahead doubles to ~256 KiB" \
 	test "$((kib / n))" -ge 160 -a "$((kib / n))" -le 256
 
-# auto looks ahead of a cold sequential reader only where the device's own
-# read-ahead is shorter than its 8 MiB look-ahead (policies/engine.c): on
-# this device's 128 KiB it does; with 16 MiB set, it leaves the stream to the
-# kernel. Same output either way.
+# auto looks ahead of a cold sequential reader that gave no hint only where
+# the device's own read-ahead is shorter than its 8 MiB look-ahead
+# (policies/engine.c): on this device's 128 KiB it does; with 16 MiB set, it
+# leaves the stream to the kernel. After a RANDOM it overrides (seed 004) it
+# looks ahead either way. Same output in every case.
 lib=${IOHINT_LIB:-${IOHINT_BUILD:-$T_EX_DIR/../build}/shim/libiohint.so}
 iohint=$(dirname "$(dirname "$lib")")/analyzer/iohint
 if [ -f "$lib" ]; then
 	"$T_BIN/wrong_hint" --hint none "$DIR/data.bin" > "$O/ra.want"
-	# auto_ra KB: the stats of a cold run under auto with read_ahead_kb = KB
+	# auto_ra KB HINT: the stats of a cold run under auto with read_ahead_kb = KB
 	auto_ra() {
 		echo "$1" > "/sys/block/$name/queue/read_ahead_kb"
 		t_evict "$DIR/data.bin"
 		LD_PRELOAD=$lib IOHINT_POLICY=auto IOHINT_STATS=1 \
-			"$T_BIN/wrong_hint" --hint none "$DIR/data.bin" > "$O/ra-$1.out" 2> "$O/ra-$1.stats"
-		cmp -s "$O/ra.want" "$O/ra-$1.out" || echo "output differs" >> "$O/ra-$1.stats"
+			"$T_BIN/wrong_hint" --hint "$2" "$DIR/data.bin" > "$O/ra-$1-$2.out" 2> "$O/ra-$1-$2.stats"
+		cmp -s "$O/ra.want" "$O/ra-$1-$2.out" || echo "output differs" >> "$O/ra-$1-$2.stats"
 	}
-	auto_ra 128
-	auto_ra 16384
+	auto_ra 128 none
+	auto_ra 16384 none
+	auto_ra 16384 random
 	echo 128 > "/sys/block/$name/queue/read_ahead_kb"
 	t_check "auto: same output with read-ahead 128 KiB and 16 MiB" \
-		bash -c "! grep -q 'output differs' '$O/ra-128.stats' '$O/ra-16384.stats'"
+		bash -c "! grep -q 'output differs' '$O'/ra-*.stats"
 	t_check "auto looks ahead where the device reads ahead 128 KiB" \
-		grep -Eq 'prefetch: [1-9][0-9]* requests' "$O/ra-128.stats"
+		grep -Eq 'prefetch: [1-9][0-9]* requests' "$O/ra-128-none.stats"
 	t_check "auto does not where the device reads ahead 16 MiB" \
-		bash -c "! grep -Eq 'prefetch: [1-9][0-9]* requests' '$O/ra-16384.stats'"
+		bash -c "! grep -Eq 'prefetch: [1-9][0-9]* requests' '$O/ra-16384-none.stats'"
+	t_check "... except after overriding a RANDOM (seed 004)" \
+		grep -Eq 'prefetch: [1-9][0-9]* requests' "$O/ra-16384-random.stats"
 else
 	echo "# $lib not found: auto's look-ahead not checked"
 fi
