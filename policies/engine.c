@@ -469,10 +469,10 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
         return 0;
     }
     /* More than one read in 8 by another thread than the read before:
-     * threads share the file (for good: they do not stop). */
-    /* Judged over at least DECIDE_FIRST reads: a decision that a slow read
-     * asked for may come a read after the last one, and one switch in two
-     * reads is not threads sharing the file. */
+     * threads share the file (for good: they do not stop). Judged over at
+     * least DECIDE_FIRST reads: a decision that a slow read asked for may
+     * come a read after the last one, and one switch in two reads is not
+     * threads sharing the file. */
     uint64_t since = pf->reads - pf->reads_decided;
     if (since >= DECIDE_FIRST) {
         if ((uint64_t)pf->tid_switches * 8 > since)
