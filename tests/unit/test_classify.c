@@ -435,6 +435,51 @@ static void test_hot_set_forgotten(void **state)
     stream_free(st);
 }
 
+/* A run fed as one extent plus ioh_cls_remember_reads (policies/engine.c's
+ * settled streams) leaves the re-read table as the same reads fed one by
+ * one: a second pass over them, read by read, is a re-read in every read.
+ * (Without remember_reads, only the extents' first pages are remembered.) */
+static void feed_one(struct ioh_cls_state *s, uint64_t off, uint64_t len, uint64_t *t)
+{
+    struct ioh_cls_event e = {.t = (*t += 10000), .off = (int64_t)off, .len = len,
+                              .ret = (int64_t)len};
+    ioh_cls_feed(s, &e);
+}
+
+static void test_remember_reads(void **state)
+{
+    (void)state;
+    const uint64_t len = 8 * KiB, n = 128, batch = 16;   /* n pages < the table's slots */
+    struct ioh_cls_state *one = malloc(sizeof *one), *merged = malloc(sizeof *merged);
+    assert_non_null(one);
+    assert_non_null(merged);
+    ioh_cls_init(one, NULL);
+    ioh_cls_init(merged, NULL);
+    uint64_t t1 = 0, t2 = 0;
+    for (uint64_t i = 0; i < n; i++)
+        feed_one(one, i * len, len, &t1);
+    for (uint64_t i = 0; i < n; i += batch) {
+        assert_true(i * len >= ioh_cls_max_end(merged));   /* bytes never read */
+        struct ioh_cls_event e = {.t = (t2 += 10000), .off = (int64_t)(i * len), .len = len,
+                                  .ret = (int64_t)(batch * len)};
+        ioh_cls_feed(merged, &e);
+        ioh_cls_remember_reads(merged, (i + 1) * len, len, (uint32_t)batch - 1);
+    }
+    assert_int_equal(ioh_cls_max_end(one), n * len);
+    assert_int_equal(ioh_cls_max_end(merged), n * len);
+    for (uint64_t i = 0; i < n; i++) {
+        feed_one(one, i * len, len, &t1);
+        feed_one(merged, i * len, len, &t2);
+    }
+    struct ioh_cls_result a = ioh_cls_result(one), b = ioh_cls_result(merged);
+    assert_true(a.reread_reads >= n * 3 / 4);   /* all but hash collisions */
+    assert_int_equal(b.reread_reads, a.reread_reads);
+    assert_int_equal(a.cls, IOH_CLS_REREAD);
+    assert_int_equal(b.cls, a.cls);
+    free(one);
+    free(merged);
+}
+
 /* ---- edges ------------------------------------------------------------------ */
 
 static void test_zero_reads(void **state)
@@ -1300,6 +1345,7 @@ int main(void)
         cmocka_unit_test(test_windowed_details),
         cmocka_unit_test(test_reread_details),
         cmocka_unit_test(test_hot_set_forgotten),
+        cmocka_unit_test(test_remember_reads),
         cmocka_unit_test(test_zero_reads),
         cmocka_unit_test(test_one_read),
         cmocka_unit_test(test_tiny_file),
