@@ -73,9 +73,11 @@ static const char usage_text[] =
     "  -n, --runs N          timed runs per variant (default 5)\n"
     "  -p, --policy P        a variant under the shim with IOHINT_POLICY=P (repeatable);\n"
     "                        'none' traces into a temporary directory (the tracing cost);\n"
-    "                        default: -p none\n"
+    "                        default: -p none (none at all with --loaded)\n"
     "      --no-baseline     no run without the shim; ratios are to the first -p\n"
-    "                        (then at least one -p is needed)\n"
+    "                        (then at least one -p or --loaded is needed)\n"
+    "      --loaded          also a variant with the shim loaded and nothing asked (no\n"
+    "                        policy, no trace): what preloading alone costs\n"
     "      --cold            before every run evict the files CMD reads (learned from a\n"
     "                        first traced run) with posix_fadvise(DONTNEED), then start\n"
     "                        the run at once (\"coldA\")\n"
@@ -438,7 +440,8 @@ struct run {
 
 struct variant {
     const char *label;       /* "no shim", "none (tracing)", the policy */
-    const char *policy;      /* NULL: no shim */
+    const char *policy;      /* NULL: no policy (the baseline, or --loaded) */
+    int loaded;              /* --loaded: the shim, nothing asked */
     char policy_arg[PATH_MAX];  /* what IOHINT_POLICY gets (files made absolute) */
     int trace;               /* write a trace (policy none) */
     char **env;
@@ -461,7 +464,7 @@ struct compare {
     /* options */
     int nruns;
     enum cache_mode cache;
-    int drop_caches, dry_evict, warmup, no_baseline, json, keep, quiet, stats;
+    int drop_caches, dry_evict, warmup, no_baseline, loaded, json, keep, quiet, stats;
     const char *input;
     const char **outputs;
     int noutputs;
@@ -542,10 +545,11 @@ static char **variant_env(const struct compare *c, const struct variant *v, cons
     char **env = xcalloc(n + 6, sizeof *env);
     size_t o = 0;
     const char *old_preload = NULL;
+    const int shim = v->policy || v->loaded;
     for (size_t i = 0; i < n; i++) {
         if (is_var(environ[i], "LD_PRELOAD")) {
             old_preload = environ[i] + strlen("LD_PRELOAD=");
-            if (!v->policy)
+            if (!shim)
                 env[o++] = environ[i];       /* the baseline runs as the user does */
             continue;
         }
@@ -554,7 +558,7 @@ static char **variant_env(const struct compare *c, const struct variant *v, cons
             continue;
         env[o++] = environ[i];
     }
-    if (v->policy) {
+    if (shim) {
         if (old_preload && *old_preload) {
             size_t len = strlen(c->lib) + strlen(old_preload) + 2;
             char *p = xcalloc(len, 1);
@@ -564,7 +568,8 @@ static char **variant_env(const struct compare *c, const struct variant *v, cons
         } else {
             env[o++] = make_var("LD_PRELOAD", c->lib);
         }
-        env[o++] = make_var("IOHINT_POLICY", v->policy_arg);
+        if (v->policy)
+            env[o++] = make_var("IOHINT_POLICY", v->policy_arg);
         if (trace_dir)
             env[o++] = make_var("IOHINT_TRACE_DIR", trace_dir);
         if (c->stats && !trace_dir)
@@ -1213,7 +1218,7 @@ static void print_json(const struct compare *c, FILE *o, int status)
         else
             fputs("null", o);
         fprintf(o, ", \"shim\": %s, \"tracing\": %s, \"identical\": %s,\n     \"median\": {",
-                v->policy ? "true" : "false", v->trace ? "true" : "false",
+                v->policy || v->loaded ? "true" : "false", v->trace ? "true" : "false",
                 v->differs ? "false" : "true");
         int first = 1;
         json_runs_field(o, "wall_s", s.wall, 6, &first);
@@ -1422,8 +1427,8 @@ static void print_stats(const struct compare *c, FILE *o)
 
 static int parse_args(struct compare *c, int argc, char **argv)
 {
-    enum { O_COLD = 256, O_HOT, O_DROP, O_EVICT, O_DRY, O_WARMUP, O_NOBASE, O_JSON, O_KEEP,
-           O_STATS };
+    enum { O_COLD = 256, O_HOT, O_DROP, O_EVICT, O_DRY, O_WARMUP, O_NOBASE, O_LOADED, O_JSON,
+           O_KEEP, O_STATS };
     static const struct option opts[] = {
         {"runs", required_argument, NULL, 'n'},
         {"policy", required_argument, NULL, 'p'},
@@ -1436,6 +1441,7 @@ static int parse_args(struct compare *c, int argc, char **argv)
         {"dry-evict", no_argument, NULL, O_DRY},
         {"warmup", no_argument, NULL, O_WARMUP},
         {"no-baseline", no_argument, NULL, O_NOBASE},
+        {"loaded", no_argument, NULL, O_LOADED},
         {"json", no_argument, NULL, O_JSON},
         {"keep", no_argument, NULL, O_KEEP},
         {"stats", no_argument, NULL, O_STATS},
@@ -1471,6 +1477,7 @@ static int parse_args(struct compare *c, int argc, char **argv)
         case O_DRY: c->dry_evict = 1; break;
         case O_WARMUP: c->warmup = 1; break;
         case O_NOBASE: c->no_baseline = 1; break;
+        case O_LOADED: c->loaded = 1; break;
         case O_JSON: c->json = 1; break;
         case O_KEEP: c->keep = 1; break;
         case O_STATS: c->stats = 1; break;
@@ -1513,19 +1520,23 @@ static int parse_args(struct compare *c, int argc, char **argv)
                         "evicted otherwise)\n");
         return -1;
     }
-    if (npol == 0) {
+    if (npol == 0 && !c->loaded) {
         if (c->no_baseline) {
             fprintf(stderr, "iohint compare: --no-baseline needs at least one -p POLICY "
-                            "(the ratios are to the first)\n");
+                            "or --loaded (the ratios are to the first)\n");
             return -1;
         }
         policies[npol++] = "none";
     }
     /* Validate every policy before running anything. */
-    c->v = xcalloc((size_t)npol + 1, sizeof *c->v);
+    c->v = xcalloc((size_t)npol + 2, sizeof *c->v);
     if (!c->no_baseline) {
         c->v[0].label = "no shim (baseline)";
         c->nv = 1;
+    }
+    if (c->loaded) {
+        c->v[c->nv].label = "loaded, nothing asked";
+        c->v[c->nv++].loaded = 1;
     }
     for (int i = 0; i < npol; i++) {
         struct ioh_spec *spec = xcalloc(1, sizeof *spec);

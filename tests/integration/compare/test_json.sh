@@ -104,4 +104,25 @@ assert all(len(v["runs"]) == d["runs_per_variant"] for v in d["variants"]), d
 assert d["mismatches"] == [] and d["identical"] is True, d["mismatches"]
 PY
 CASES=2
+
+# --loaded: a variant with the shim loaded and nothing asked (LD_PRELOAD, no
+# IOHINT_POLICY, no trace), after the baseline; with no -p, no default
+# `none`. Each run writes what it was given to a file of its own.
+mkdir -p "$T/envs"
+"$IOHINT" compare --json -n 2 --loaded -- sh -c \
+    'printf "%s|%s|%s\n" "${LD_PRELOAD:-}" "${IOHINT_POLICY-unset}" "${IOHINT_TRACE_DIR-unset}" \
+         >"$1/$$"; echo same' sh "$T/envs" >"$T/loaded.json" 2>"$T/loaded.err" ||
+    { show "$T/loaded.err"; fail "--loaded failed"; }
+"$PY" - "$T/loaded.json" <<'PY' || fail "--loaded: the JSON is wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["variants"]
+assert [x["name"] for x in v] == ["no shim (baseline)", "loaded, nothing asked"], v
+assert v[1]["shim"] is True and v[1]["policy"] is None and v[1]["tracing"] is False, v[1]
+PY
+loaded=$(grep -c 'libiohint[^|]*|unset|unset$' "$T"/envs/* | awk -F: '$2 > 0' | wc -l)
+bare=$(grep -c '^|unset|unset$' "$T"/envs/* | awk -F: '$2 > 0' | wc -l)
+[[ $loaded -ge 2 && $bare -ge 2 ]] ||
+    { cat "$T"/envs/* >&2; fail "--loaded: expected runs with the shim and no policy or trace ($loaded) and without the shim ($bare)"; }
+CASES=3
 done_ok
