@@ -55,6 +55,7 @@
 
 #include "commands.h"
 #include "launch.h"
+#include "prefetch.h"
 #include "reader.h"
 #include "spec.h"
 
@@ -899,13 +900,7 @@ static const char *fs_name(long type)
 static long read_ahead_kb(dev_t dev)
 {
     char p[128];
-    /* A whole disk, a partition (its disk's queue), else the bdi (FUSE). */
-    static const char *const where[][2] = {{"dev/block", "queue/read_ahead_kb"},
-                                           {"dev/block", "../queue/read_ahead_kb"},
-                                           {"class/bdi", "read_ahead_kb"}};
-    for (int i = 0; i < 3; i++) {
-        snprintf(p, sizeof p, "/sys/%s/%u:%u/%s", where[i][0], major(dev), minor(dev),
-                 where[i][1]);
+    for (unsigned i = 0; ioh_readahead_sysfs_path(i, major(dev), minor(dev), p, sizeof p); i++) {
         FILE *f = fopen(p, "re");
         if (!f)
             continue;

@@ -107,19 +107,12 @@ static uint64_t read_kb_file(const char *path)
 
 static uint64_t sysfs_readahead(uint64_t dev)
 {
-    /* The disk's bdi, a partition's disk's, or a bdi named by the device. */
-    static const struct { const char *dir, *file; } where[] = {
-        {"/sys/dev/block/", "/bdi/read_ahead_kb"},
-        {"/sys/dev/block/", "/../bdi/read_ahead_kb"},
-        {"/sys/class/bdi/", "/read_ahead_kb"},
-    };
     uint64_t kb = 0;
-    for (size_t i = 0; i < sizeof where / sizeof where[0] && kb == 0; i++) {
-        char path[96];
-        snprintf(path, sizeof path, "%s%u:%u%s", where[i].dir, major((dev_t)dev),
-                 minor((dev_t)dev), where[i].file);
+    char path[96];
+    for (unsigned i = 0; kb == 0 && ioh_readahead_sysfs_path(i, major((dev_t)dev),
+                                                           minor((dev_t)dev), path, sizeof path);
+         i++)
         kb = read_kb_file(path);
-    }
     return kb * 1024;
 }
 

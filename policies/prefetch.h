@@ -22,6 +22,7 @@
 #define IOH_PREFETCH_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 /* How a prefetch reaches the page cache. */
 enum ioh_prefetch_how {
@@ -55,6 +56,25 @@ int ioh_prefetch_hint_works(uint32_t fs_type);
  * only safe where no other thread can dup2 onto or close that number);
  * else 0 unless known already. */
 uint64_t ioh_prefetch_device_readahead(uint64_t dev, int may_read);
+
+/* Where sysfs tells the read-ahead (in KiB) of the device MAJ:MIN, candidate
+ * i in order: the disk's bdi, a partition's disk's, a bdi named by the
+ * device (FUSE, NFS). Writes the path into buf; 0 when there is no
+ * candidate i. The one list for the lookup above and for iohint compare's
+ * storage line. */
+static inline int ioh_readahead_sysfs_path(unsigned i, unsigned maj, unsigned min, char *buf,
+                                           size_t n)
+{
+    static const char *const where[][2] = {
+        {"/sys/dev/block/", "/bdi/read_ahead_kb"},
+        {"/sys/dev/block/", "/../bdi/read_ahead_kb"},
+        {"/sys/class/bdi/", "/read_ahead_kb"},
+    };
+    if (i >= sizeof where / sizeof where[0])
+        return 0;
+    snprintf(buf, n, "%s%u:%u%s", where[i][0], maj, min, where[i][1]);
+    return 1;
+}
 
 void ioh_prefetch_stop(void);
 void ioh_prefetch_fork_child(void);
