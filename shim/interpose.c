@@ -2675,7 +2675,7 @@ IOH_EXPORT int flock(int fd, int op)
 }
 
 /* lockf locks relative to the current offset (its fcntl is libc's own). */
-IOH_EXPORT int lockf(int fd, int cmd, off_t len)
+static int do_lockf(int fd, int cmd, off64_t len)
 {
     kernel_offset_exact(fd);
     int r = ioh_real.lockf64 ? ioh_real.lockf64(fd, cmd, len) : (errno = ENOSYS, -1);
@@ -2683,12 +2683,14 @@ IOH_EXPORT int lockf(int fd, int cmd, off_t len)
     return r;
 }
 
+IOH_EXPORT int lockf(int fd, int cmd, off_t len)
+{
+    return do_lockf(fd, cmd, len);
+}
+
 IOH_EXPORT int lockf64(int fd, int cmd, off64_t len)
 {
-    kernel_offset_exact(fd);
-    int r = ioh_real.lockf64 ? ioh_real.lockf64(fd, cmd, len) : (errno = ENOSYS, -1);
-    changed_any();
-    return r;
+    return do_lockf(fd, cmd, len);
 }
 
 /* FIONREAD on a regular file is its size minus the kernel's offset. Every
