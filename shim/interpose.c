@@ -47,6 +47,7 @@
 #include "real.h"
 #include "state.h"
 #include "trace.h"
+#include "unhook.h"
 
 #define IOH_EXPORT __attribute__((visibility("default")))
 #define CALLER() __builtin_return_address(0)
@@ -1942,13 +1943,49 @@ static void stream_record(struct stream *s, uint16_t op, uint64_t len, int64_t g
     record(op, s->fd, s->o, s->pos == NOPOS ? -1 : s->pos, len, got, 0, c, caller);
 }
 
+/* After this many stream calls passed through because nothing observes
+ * streams, the program's own stdio read calls are handed to libc (unhook.h).
+ * Rewriting the slots costs a process about 4-5 us; a wrapper passing
+ * through costs about 1 ns a call. A short run never pays the first; a loop
+ * of millions of freads stops paying the second after 4096 calls. */
+#define UNHOOK_AFTER 4096u
+
+static _Atomic unsigned g_stream_passes;   /* approximate: racing threads may lose counts */
+
+/* A stream call passing through for good: neither a trace nor LTTng, now or
+ * later in this process image. A plain load and store, not an atomic add: a
+ * locked add would cost more than the wrapper it is there to remove, and a
+ * lost count only delays the rewrite. */
+static inline void stream_passed(void)
+{
+    unsigned n = atomic_load_explicit(&g_stream_passes, memory_order_relaxed) + 1;
+    atomic_store_explicit(&g_stream_passes, n, memory_order_relaxed);
+    if (__builtin_expect(n == UNHOOK_AFTER, 0))
+        ioh_unhook_streams(UNHOOK_AFTER);
+}
+
+/* The process mode when it is settled, on or off (not initialising, not
+ * after our destructor). */
+static inline int mode_settled(int m)
+{
+    return m == IOH_MODE_OFF || m == IOH_MODE_ACTIVE;
+}
+
 /* Stream wrappers only record events: with neither a trace nor LTTng there
  * is nothing to do per call, and a 4-byte fread must stay a 4-byte fread
  * (streams never get lazy offsets: fopen and fdopen mark their description
  * shared). */
 static inline int observe_stream(void)
 {
-    return observe() && (ioh_trace_enabled() || ioh__lttng_emit != NULL);
+    if (__builtin_expect(ioh_tls.internal != 0, 0))
+        return 0;
+    int mode = ioh_ensure_init();
+    if (!mode_settled(mode))
+        return 0;
+    if (mode == IOH_MODE_ACTIVE && (ioh_trace_enabled() || ioh__lttng_emit != NULL))
+        return 1;
+    stream_passed();
+    return 0;
 }
 
 static size_t do_fread(void *ptr, size_t size, size_t n, FILE *f, int unlocked, uint16_t flags,
@@ -1978,16 +2015,19 @@ static size_t do_fread(void *ptr, size_t size, size_t n, FILE *f, int unlocked, 
     return r;
 }
 
-/* Untraced (once initialised), an fread is libc's: a tail call before
- * anything else (seed 002's loop calls it 14 M times; the way through
- * do_fread cost 1.2-1.3x). */
+/* Untraced (once initialised), an fread is libc's: a count and a tail call
+ * before anything else (seed 002's loop calls it 14 M times; the way
+ * through do_fread cost 1.2-1.3x), and after UNHOOK_AFTER calls the
+ * program's own calls no longer come here at all. */
 IOH_EXPORT size_t fread(void *ptr, size_t size, size_t n, FILE *f)
 {
     size_t (*fn)(void *, size_t, size_t, FILE *) = ioh_real.fread;
     if (__builtin_expect(fn != NULL && !ioh_trace_enabled() && !ioh__lttng_emit &&
-                         atomic_load_explicit(&ioh_mode, memory_order_relaxed) >= IOH_MODE_OFF,
-                         1))
+                         mode_settled(atomic_load_explicit(&ioh_mode, memory_order_relaxed)),
+                         1)) {
+        stream_passed();
         return fn(ptr, size, n, f);
+    }
     return do_fread(ptr, size, n, f, 0, 0, CALLER());
 }
 
@@ -1995,9 +2035,11 @@ IOH_EXPORT size_t fread_unlocked(void *ptr, size_t size, size_t n, FILE *f)
 {
     size_t (*fn)(void *, size_t, size_t, FILE *) = ioh_real.fread_unlocked;
     if (__builtin_expect(fn != NULL && !ioh_trace_enabled() && !ioh__lttng_emit &&
-                         atomic_load_explicit(&ioh_mode, memory_order_relaxed) >= IOH_MODE_OFF,
-                         1))
+                         mode_settled(atomic_load_explicit(&ioh_mode, memory_order_relaxed)),
+                         1)) {
+        stream_passed();
         return fn(ptr, size, n, f);
+    }
     return do_fread(ptr, size, n, f, 1, 0, CALLER());
 }
 
