@@ -70,11 +70,11 @@ echo "# wrong_hint --hint sequential: $n device reads, avg $((kib / (n ? n : 1))
 t_check "FADV_SEQUENTIAL: read-ahead doubles to ~256 KiB" \
 	test "$((kib / n))" -ge 160 -a "$((kib / n))" -le 256
 
-# auto looks ahead of a cold sequential reader that gave no hint only where
-# the device's own read-ahead is shorter than its 8 MiB look-ahead
-# (policies/engine.c): on this device's 128 KiB it does; with 16 MiB set, it
-# leaves the stream to the kernel. After a RANDOM it overrides (seed 004) it
-# looks ahead either way. Same output in every case.
+# auto and a cold sequential reader that gave no hint (policies/engine.c):
+# where the device's own read-ahead is shorter than auto's 8 MiB look-ahead
+# (this device's 128 KiB) it gives the file SEQUENTIAL, not its look-ahead;
+# with 16 MiB set it leaves the stream to the kernel. After a RANDOM it
+# overrides (seed 004) it looks ahead either way. Same output in every case.
 lib=${IOHINT_LIB:-${IOHINT_BUILD:-$T_EX_DIR/../build}/shim/libiohint.so}
 iohint=$(dirname "$(dirname "$lib")")/analyzer/iohint
 if [ -f "$lib" ]; then
@@ -93,18 +93,23 @@ if [ -f "$lib" ]; then
 	echo 128 > "/sys/block/$name/queue/read_ahead_kb"
 	t_check "auto: same output with read-ahead 128 KiB and 16 MiB" \
 		bash -c "! grep -q 'output differs' '$O'/ra-*.stats"
-	t_check "auto looks ahead where the device reads ahead 128 KiB" \
-		grep -Eq 'prefetch: [1-9][0-9]* requests' "$O/ra-128-none.stats"
-	t_check "auto does not where the device reads ahead 16 MiB" \
-		bash -c "! grep -Eq 'prefetch: [1-9][0-9]* requests' '$O/ra-16384-none.stats'"
-	t_check "... except after overriding a RANDOM (seed 004)" \
-		grep -Eq 'prefetch: [1-9][0-9]* requests' "$O/ra-16384-random.stats"
+	t_check "auto gives SEQUENTIAL where the device reads ahead 128 KiB" \
+		grep -Eq 'hints applied 1, .* overridden 0' "$O/ra-128-none.stats"
+	t_check "... and does not look ahead there" \
+		bash -c "! grep -Eq 'prefetch: [1-9][0-9]* requests' '$O/ra-128-none.stats'"
+	t_check "auto does neither where the device reads ahead 16 MiB" \
+		bash -c "grep -Eq 'hints applied 0,' '$O/ra-16384-none.stats' &&
+			! grep -Eq 'prefetch: [1-9][0-9]* requests' '$O/ra-16384-none.stats'"
+	t_check "... except after overriding a RANDOM (seed 004): look-ahead too" \
+		bash -c "grep -Eq 'prefetch: [1-9][0-9]* requests' '$O/ra-16384-random.stats' &&
+			grep -Eq 'overridden 1' '$O/ra-16384-random.stats'"
 else
 	echo "# $lib not found: auto's look-ahead not checked"
 fi
 
-# A settled stream that starts reaching storage gets its look-ahead at once
-# (policies/engine.c, decide_soon): 16 MiB cached, then 4 MiB throttled to
+# A settled stream that starts reaching storage gets auto's help at once
+# (policies/engine.c, decide_soon; here SEQUENTIAL, the device reading ahead
+# 128 KiB): 16 MiB cached, then 4 MiB throttled to
 # 50 reads/s (blkio), read in 32 KiB reads. After 512 fast reads the next
 # decision was 456 reads away; without the decision at the first slow read
 # the look-ahead never came (nor did it before the quiet runs, whose
@@ -131,15 +136,15 @@ if [ -n "$cg" ]; then
 		IOHINT_TRACE_DIR='$O/slow.trace' exec dd if='$DIR/half.bin' of=/dev/null bs=32k status=none"
 	"$iohint" dump "$O/slow.trace" > "$O/slow.dump" 2>&1
 	# reads from the first of the throttled part that waited 50 us or more
-	# (engine.c's "slow") to the first look-ahead
+	# (engine.c's "slow") to the first hint or look-ahead
 	late=$(awk '/half\.bin/ && / read / { n++; d = $0; sub(/.*dur=/, "", d); sub(/ .*/, "", d)
 		o = $0; sub(/.*off=/, "", o); sub(/ .*/, "", o)
 		if (o + 0 >= 16777216 && !slow && (d ~ /ms$/ || (d ~ /us$/ && d + 0 >= 50))) slow = n }
-		/ action=prefetch / { print (slow && n > slow ? n - slow : 0); exit }' "$O/slow.dump")
-	echo "# throttled half: look-ahead ${late:-never} reads after the first slow one"
+		/ action=(prefetch|hint) / { print (slow && n > slow ? n - slow : 0); exit }' "$O/slow.dump")
+	echo "# throttled half: SEQUENTIAL ${late:-never} reads after the first slow one"
 	# (the average crosses the line a few reads after the first slow one:
 	# 0-39 here; 128 leaves room, and the file ends 128 reads later)
-	t_check "auto looks ahead within 128 reads of a settled stream turning slow" \
+	t_check "auto acts within 128 reads of a settled stream turning slow" \
 		test -n "$late" -a "${late:-999}" -le 128
 	rm -f "$DIR/half.bin"
 else
