@@ -106,24 +106,12 @@ if [ -f "$lib" ]; then
 
 	# ... and takes its SEQUENTIAL back (NORMAL) when the reads stop being
 	# sequential: 2,048 reads of 8 KiB in order, then 600 at random places.
-	cat > "$O/seqrand.py" <<'PY'
-import hashlib, os, random, sys
-fd = os.open(sys.argv[1], os.O_RDONLY)
-h = hashlib.sha256()
-for _ in range(2048):
-    h.update(os.read(fd, 8192))
-rnd = random.Random(1)
-size = os.fstat(fd).st_size
-for _ in range(600):
-    os.lseek(fd, rnd.randrange(0, size - 8192) & ~4095, os.SEEK_SET)
-    h.update(os.read(fd, 8192))
-print(h.hexdigest(), os.lseek(fd, 0, os.SEEK_CUR))
-PY
-	python3 "$O/seqrand.py" "$DIR/data.bin" > "$O/seqrand.want"
+	switch=$T_EX_DIR/../tests/integration/policies/switch.py
+	python3 "$switch" jump "$DIR/data.bin" > "$O/seqrand.want"
 	t_evict "$DIR/data.bin"
 	rm -rf "$O/seqrand.trace"
 	LD_PRELOAD=$lib IOHINT_POLICY=auto IOHINT_TRACE_DIR=$O/seqrand.trace \
-		python3 "$O/seqrand.py" "$DIR/data.bin" > "$O/seqrand.out"
+		python3 "$switch" jump "$DIR/data.bin" > "$O/seqrand.out"
 	"$iohint" dump "$O/seqrand.trace" 2>&1 | grep 'data\.bin' | grep ' action=hint ' > "$O/seqrand.hints" || true
 	t_check "auto: same output, sequential then random" cmp -s "$O/seqrand.want" "$O/seqrand.out"
 	# the hint actions' len is the advice: 2 SEQUENTIAL, 0 NORMAL

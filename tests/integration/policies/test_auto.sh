@@ -67,36 +67,16 @@ CASES=$((CASES + 4))
 #     reads the next decision would have been 1,024 reads away: fails if a
 #     jump does not bring the next decision near).
 head -c $((17 << 20)) /dev/urandom >"$T/switch.bin"
-cat >"$T/switch.py" <<'PY'
-import hashlib, os, random, sys
-mode, path = sys.argv[1], sys.argv[2]
-first = int(sys.argv[3]) if len(sys.argv) > 3 else 2048
-fd = os.open(path, os.O_RDONLY)
-h = hashlib.sha256()
-if mode == "sparse":
-    os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
-for _ in range(first):
-    h.update(os.read(fd, 8192))
-if mode == "small":
-    for _ in range(1024):
-        h.update(os.read(fd, 4))
-else:
-    rnd = random.Random(1)
-    size = os.fstat(fd).st_size
-    for _ in range(600):
-        os.lseek(fd, rnd.randrange(0, size - 8192) & ~4095, os.SEEK_SET)
-        h.update(os.read(fd, 8192))
-print(h.hexdigest(), os.lseek(fd, 0, os.SEEK_CUR))
-PY
-/usr/bin/python3 "$T/switch.py" sparse "$T/switch.bin" >"$T/switch-sparse.want"
+switch=$(dirname "$0")/switch.py
+/usr/bin/python3 "$switch" sparse "$T/switch.bin" >"$T/switch-sparse.want"
 LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
-    /usr/bin/python3 "$T/switch.py" sparse "$T/switch.bin" >"$T/switch-sparse.out" 2>"$T/switch-sparse.stats"
+    /usr/bin/python3 "$switch" sparse "$T/switch.bin" >"$T/switch-sparse.out" 2>"$T/switch-sparse.stats"
 cmp -s "$T/switch-sparse.want" "$T/switch-sparse.out" ||
     { show "$T/switch-sparse.out"; fail "switch sparse: output differs"; }
 for first in 2048 1991; do
-    /usr/bin/python3 "$T/switch.py" small "$T/switch.bin" $first >"$T/switch-small-$first.want"
+    /usr/bin/python3 "$switch" small "$T/switch.bin" $first >"$T/switch-small-$first.want"
     "$IOHINT" run -q -o "$T/switch-small-$first.trace" -p auto -- \
-        /usr/bin/python3 "$T/switch.py" small "$T/switch.bin" $first >"$T/switch-small-$first.out" 2>/dev/null
+        /usr/bin/python3 "$switch" small "$T/switch.bin" $first >"$T/switch-small-$first.out" 2>/dev/null
     cmp -s "$T/switch-small-$first.want" "$T/switch-small-$first.out" ||
         { show "$T/switch-small-$first.out"; fail "switch small after $first: output differs"; }
     "$IOHINT" dump "$T/switch-small-$first.trace" >"$T/switch-small-$first.dump" 2>&1
