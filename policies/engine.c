@@ -108,7 +108,9 @@ struct ioh_pol_file {
     int64_t q_from;
     uint64_t q_t;
     int64_t size;
+    uint64_t dev;                  /* the file's device */
     uint64_t dev_ra;               /* the device's read-ahead, bytes (0: unknown) */
+    int dev_ra_asked;              /* dev_ra is all we will learn */
     struct ioh_pol_file *next_free;
 };
 
@@ -145,8 +147,10 @@ static struct ioh_pol_file *pf_alloc(void)
             g.chunk = ioh_map_anon(PF_CHUNK * sizeof *g.chunk);
             g.chunk_used = 0;
         }
-        if (g.chunk)
+        if (g.chunk) {
             pf = &g.chunk[g.chunk_used++];
+            pf->next_free = NULL;  /* a write first: a read would fault twice */
+        }
     }
     ioh_spin_unlock(&g.pool_owner);
     return pf;
@@ -285,11 +289,9 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     pf->is_auto = (a->flags & IOH_ACT_AUTO) != 0;
     pf->pf_how = ioh_prefetch_hint_works(o->fs_type) ? IOH_PF_WILLNEED : IOH_PF_READ;
     pf->next_decision = DECIDE_FIRST;
-    /* Looked up here, not in a read: it may read sysfs (once per device),
-     * through a descriptor of its own that only a process of one thread
-     * can open without racing the program's own dup2 or close_range. */
-    if (pf->is_auto && pf->pf_how == IOH_PF_WILLNEED)
-        pf->dev_ra = ioh_prefetch_device_readahead(o->dev, __libc_single_threaded);
+    pf->dev = o->dev;
+    pf->dev_ra = 0;
+    pf->dev_ra_asked = 0;
     /* auto decides with the classifier; an explicit `window` follows the
      * window the classifier measures. */
     if (pf->is_auto || (a->flags & IOH_ACT_WINDOW)) {
@@ -479,6 +481,21 @@ static void follow_window(struct ioh_pol_file *pf, const struct ioh_cls_result *
     }
 }
 
+/* The device's read-ahead, looked up the first time a decision needs it
+ * (most files never do: a process that opens a file and reads a little saved
+ * the sysfs walk, ~10 us). It may read sysfs (once per device per process),
+ * through a descriptor of its own that only a process of one thread can
+ * open without racing the program's own dup2 or close_range; in a threaded
+ * process it is known only if a file on the device asked before. */
+static void learn_device_readahead(struct ioh_pol_file *pf)
+{
+    if (pf->dev_ra_asked)
+        return;
+    int may_read = __libc_single_threaded;
+    pf->dev_ra = ioh_prefetch_device_readahead(pf->dev, may_read);
+    pf->dev_ra_asked = pf->dev_ra != 0 || may_read;
+}
+
 /* Decide; 1 if the decision is the one in force (same class, same actions),
  * 0 if it changed or there was none to take. */
 static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
@@ -529,6 +546,8 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
         pf->act.prefetch_distance = rule->prefetch_distance;
         pf->act.window_size = rule->window_size;
     } else {
+        if (r.cls == IOH_CLS_SEQUENTIAL && slow && pf->pf_how == IOH_PF_WILLNEED)
+            learn_device_readahead(pf);
         want = auto_actions(&r, slow, pf);
     }
     int same = (int)r.cls == pf->decided && want == pf->act.flags;

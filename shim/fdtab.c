@@ -118,6 +118,9 @@ struct ioh_fdent *ioh__fd_entry_create(int fd)
     struct ioh_fdent *fresh = ioh_map_anon(FD_PAGE_SIZE * sizeof *fresh);
     if (!fresh)
         return NULL;
+    /* The entry is about to be read, then written: write it first, or its
+     * page faults twice (the zero page, then a copy). */
+    atomic_store_explicit(&fresh[fd & (FD_PAGE_SIZE - 1)].ofd, NULL, memory_order_relaxed);
     struct ioh_fdent *expected = NULL, *page = fresh;
     if (!atomic_compare_exchange_strong(&ioh__fd_pages[pi], &expected, fresh)) {
         ioh_raw2(SYS_munmap, fresh, FD_PAGE_SIZE * sizeof *fresh);
@@ -166,7 +169,11 @@ static struct ioh_ofd *ofd_alloc(void)
         if (!g_fd.chunk)
             return NULL;
     }
-    return &g_fd.chunk[g_fd.chunk_used++];
+    o = &g_fd.chunk[g_fd.chunk_used++];
+    /* Written before anything reads it: a fresh page read first is mapped
+     * to the zero page and faults a second time on the first write. */
+    o->path_page = NULL;
+    return o;
 }
 
 /* Lock held. */
