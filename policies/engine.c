@@ -81,6 +81,7 @@ struct ioh_pol_file {
     int decided;                   /* enum ioh_cls_class of the last decision */
     int app_hint;                  /* the program's last pattern hint, -1 none */
     int our_hint;                  /* the hint we applied, -1 none */
+    int our_soft;                  /* ... to a program that had given none: its own next one wins */
     struct ioh_coalesce *_Atomic cb;
     uint64_t slow_ewma;            /* ns, reads that were not served */
     int64_t drop_done;             /* drop-behind released [0, drop_done) */
@@ -285,6 +286,7 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     atomic_store(&pf->dead, 0);
     pf->act = *a;
     pf->app_hint = pf->our_hint = -1;
+    pf->our_soft = 0;
     pf->size = o->size;
     pf->is_auto = (a->flags & IOH_ACT_AUTO) != 0;
     pf->pf_how = ioh_prefetch_hint_works(o->fs_type) ? IOH_PF_WILLNEED : IOH_PF_READ;
@@ -366,10 +368,10 @@ static int rule_class(const struct ioh_cls_result *r)
     }
 }
 
-/* The program gave no pattern hint of its own (or NORMAL, the default). */
+/* The program gave no pattern hint of its own. */
 static int no_hint(const struct ioh_pol_file *pf)
 {
-    return pf->app_hint < 0 || pf->app_hint == POSIX_FADV_NORMAL;
+    return pf->app_hint < 0;
 }
 
 /* What `auto` does for a class (docs/policies.md); `slow` means recent
@@ -562,9 +564,11 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
     /* Hints: apply ours when it differs from what is in force; a program's
      * contrary hint is overridden only when it contradicts what it does. */
     int hint = hint_of(want);
-    if (hint >= 0 && hint != pf->our_hint && !(pf->act.flags & IOH_ACT_KEEP_HINTS))
+    if (hint >= 0 && hint != pf->our_hint && !(pf->act.flags & IOH_ACT_KEEP_HINTS)) {
         apply_hint(fd, o, pf, hint, pf->app_hint >= 0 && pf->app_hint != hint
                                         ? IOH_PACT_OVERRIDE : IOH_PACT_HINT);
+        pf->our_soft = no_hint(pf);
+    }
     if ((want & IOH_ACT_COALESCE) && !(atomic_load(&o->flags) & IOH_OFD_WRITABLE))
         start_coalescing(pf, o);
     if (pf->pf_off)
@@ -931,6 +935,15 @@ int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int adv
     pf->app_hint = advice;
     if (pf->act.flags & IOH_ACT_KEEP_HINTS)
         return 0;
+    if (pf->our_soft) {
+        /* Ours was only standing in for a hint the program had not given:
+         * now it has, and the kernel gets it. The next decision starts from
+         * it (and overrides it only if the reads contradict it). */
+        pf->our_soft = 0;
+        pf->our_hint = -1;
+        pf->act.flags &= ~(uint32_t)IOH_ACT_HINT_MASK;
+        return 0;
+    }
     int ours = hint_of(pf->act.flags);
     if (ours >= 0 && ours != advice) {
         /* We hold a hint that the evidence (or the user) supports: keep it,

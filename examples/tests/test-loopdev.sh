@@ -97,6 +97,8 @@ if [ -f "$lib" ]; then
 		grep -Eq 'hints applied 1, .* overridden 0' "$O/ra-128-none.stats"
 	t_check "... and does not look ahead there" \
 		bash -c "! grep -Eq 'prefetch: [1-9][0-9]* requests' '$O/ra-128-none.stats'"
+	t_check "... in one decision: the reads its SEQUENTIAL made fast do not take it back" \
+		grep -Eq 'auto decisions 1([^0-9]|$)' "$O/ra-128-none.stats"
 	t_check "auto does neither where the device reads ahead 16 MiB" \
 		bash -c "grep -Eq 'hints applied 0,' '$O/ra-16384-none.stats' &&
 			! grep -Eq 'prefetch: [1-9][0-9]* requests' '$O/ra-16384-none.stats'"
@@ -118,6 +120,15 @@ if [ -f "$lib" ]; then
 	t_check "... SEQUENTIAL first, NORMAL once the reads jump" \
 		bash -c "awk '{ for (i = 1; i <= NF; i++) if (\$i ~ /^len=/) printf \"%s \", \$i }' '$O/seqrand.hints' |
 			grep -qx 'len=2 len=0 '"
+	# ... and lets the program's own hint through when it gives one later
+	# (ours only stood in for it): RANDOM before the random reads.
+	python3 "$switch" hinted "$DIR/data.bin" > "$O/hinted.want"
+	t_evict "$DIR/data.bin"
+	LD_PRELOAD=$lib IOHINT_POLICY=auto IOHINT_STATS=1 \
+		python3 "$switch" hinted "$DIR/data.bin" > "$O/hinted.out" 2> "$O/hinted.stats"
+	t_check "auto: same output, sequential then hinted RANDOM" cmp -s "$O/hinted.want" "$O/hinted.out"
+	t_check "... SEQUENTIAL given, the program's RANDOM not vetoed" \
+		grep -Eq 'hints applied [1-9][0-9]*, program hints vetoed 0,' "$O/hinted.stats"
 else
 	echo "# $lib not found: auto's look-ahead not checked"
 fi

@@ -3,6 +3,7 @@
 #   small   1,024 reads of 4 bytes
 #   sparse  600 reads of 8 KiB at random places, the file hinted SEQUENTIAL first
 #   jump    the same 600, no hint
+#   hinted  the same 600, the file hinted RANDOM before them
 # Prints a digest of the bytes and the final offset. A pattern that changes
 # under auto (tests/integration/policies/test_auto.sh, examples/tests/test-loopdev.sh).
 import hashlib, os, random, sys
@@ -18,6 +19,8 @@ if mode == "small":
     for _ in range(1024):
         h.update(os.read(fd, 4))
 else:
+    if mode == "hinted":
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
     rnd = random.Random(1)
     size = os.fstat(fd).st_size
     for _ in range(600):
