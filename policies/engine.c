@@ -193,6 +193,10 @@ static uint64_t mem_total(void)
 int ioh_pol_init(void)
 {
     const char *policy = ioh_opt_str(IOH_OPT_POLICY);
+    /* The default, in most processes: nothing to parse, and g (whose pages a
+     * write would fault in) stays untouched; it is only read when active. */
+    if (!strcmp(policy, "none"))
+        return 0;
     char err[512];
     if (ioh_spec_parse(policy, &g.spec, err, sizeof err) < 0) {
         ioh_warn("%s; no policy applied", err);
