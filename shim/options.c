@@ -1,11 +1,11 @@
 /* options.c - the options table and the shim's only getenv; see options.h. */
 #include "options.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -34,6 +34,12 @@ static struct {
     char pool[IOH_OPT_COUNT * 64 + 2 * PATH_MAX];
 } g_opt;
 
+/* The environment variable is built from the name into 64 bytes. */
+#define IOH_OPT_NAME_FITS(id, name, type, def, help) \
+    _Static_assert(sizeof "IOHINT_" name <= 64, "option name too long: " name);
+IOH_OPTIONS(IOH_OPT_NAME_FITS)
+#undef IOH_OPT_NAME_FITS
+
 static int parse(enum ioh_opt_type type, const char *s, int64_t *num)
 {
     switch (type) {
@@ -44,6 +50,50 @@ static int parse(enum ioh_opt_type type, const char *s, int64_t *num)
     case IOH_OPT_PATH: return 0;
     }
     return -EINVAL;
+}
+
+/* The defaults in the table are plain ("0", "16", "1G"): read those here,
+ * without libc's strtoull and strcasecmp, whose code and ctype tables every
+ * process would otherwise fault in at start only to read our own table
+ * (measured). Returns -1 for anything else, which parse() then reads: the
+ * result is the same either way (tests/unit/test_options.c). */
+static int parse_plain(enum ioh_opt_type type, const char *s, int64_t *num)
+{
+    if (type == IOH_OPT_STRING || type == IOH_OPT_PATH) {
+        *num = 0;
+        return 0;
+    }
+    int64_t v = 0;
+    int digits = 0;
+    for (; *s >= '0' && *s <= '9'; s++, digits++)
+        v = v * 10 + (*s - '0');
+    if (digits == 0 || digits > 12)
+        return -1;
+    unsigned shift = 0;
+    if (type == IOH_OPT_SIZE) {
+        switch (*s) {
+        case 'K': shift = 10; s++; break;
+        case 'M': shift = 20; s++; break;
+        case 'G': shift = 30; s++; break;
+        case 'T': shift = 40; s++; break;
+        }
+    }
+    if (*s != '\0' || (type == IOH_OPT_BOOL && v > 1))
+        return -1;
+    *num = v << shift;
+    return 0;
+}
+
+/* If e, an environment entry after its "IOHINT_", sets the option `name` (in
+ * upper case), its value, else NULL. */
+static const char *env_value(const char *e, const char *name)
+{
+    for (; *name; name++, e++) {
+        char c = *name >= 'a' && *name <= 'z' ? (char)(*name - 'a' + 'A') : *name;
+        if (*e != c)
+            return NULL;
+    }
+    return *e == '=' ? e + 1 : NULL;
 }
 
 /* Copy a string value: the environment can change under us (setenv, putenv).
@@ -70,16 +120,32 @@ void ioh_options_load(void)
 {
     if (g_opt.loaded)
         return;
+    /* One pass over the environment instead of a getenv per option; the
+     * first entry for a name wins, as with getenv. */
+    const char *found[IOH_OPT_COUNT] = {0};
+    for (char **e = environ; e && *e; e++) {
+        const char *s = *e;
+        if (s[0] != 'I' || s[1] != 'O' || s[2] != 'H' || s[3] != 'I' || s[4] != 'N' ||
+            s[5] != 'T' || s[6] != '_')
+            continue;
+        for (int id = 0; id < IOH_OPT_COUNT; id++)
+            if (!found[id] && (found[id] = env_value(s + 7, g_desc[id].name)))
+                break;
+    }
     for (int id = 0; id < IOH_OPT_COUNT; id++) {
         const struct opt_desc *d = &g_desc[id];
+        /* The default always parses: the table is ours. */
+        if (parse_plain(d->type, d->def, &g_opt.num[id]) != 0)
+            parse(d->type, d->def, &g_opt.num[id]);
+        g_opt.str[id] = d->def;
+        const char *v = found[id];
+        if (!v)
+            continue;
         char env[64] = "IOHINT_";
         for (size_t i = 0; d->name[i] && i + 8 < sizeof env; i++)
-            env[7 + i] = (char)toupper((unsigned char)d->name[i]);
-        /* The default always parses: the table is ours. */
-        parse(d->type, d->def, &g_opt.num[id]);
-        g_opt.str[id] = d->def;
-        const char *v = d->type == IOH_OPT_PATH ? secure_getenv(env) : getenv(env);
-        if (!v)
+            env[7 + i] = d->name[i] >= 'a' && d->name[i] <= 'z'
+                             ? (char)(d->name[i] - 'a' + 'A') : d->name[i];
+        if (d->type == IOH_OPT_PATH && !(v = secure_getenv(env)))
             continue;
         int64_t num = 0;
         if (parse(d->type, v, &num) != 0) {
