@@ -114,7 +114,6 @@ struct ioh_pol_file {
 
 static struct {
     int active;
-    struct ioh_spec spec;
     uint64_t mem_total;
     _Atomic uint32_t pool_owner;
     struct ioh_pol_file *free_list;
@@ -123,6 +122,10 @@ static struct {
     /* statistics */
     _Atomic uint64_t files, hints, vetoes, overrides, decisions, backoffs, drops;
     _Atomic uint64_t pf_hits, pf_reads;
+    /* Last: a policy string writes only its first few hundred bytes at
+     * start, one page with `active` and `mem_total`; the rules table is
+     * touched only by a policy file. */
+    struct ioh_spec spec;
 } g;
 
 /* ------------------------------------------------------------------ */

@@ -26,7 +26,7 @@
 #include "trace.h"
 
 __thread struct ioh_thread ioh_tls __attribute__((tls_model("initial-exec")));
-_Atomic int ioh_mode;
+IOH_STARTUP_DATA _Atomic int ioh_mode;
 
 void ioh_internal_begin(ioh_sigset *saved)
 {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "state.h"
 
 struct opt_desc {
     const char *name;
@@ -23,16 +24,19 @@ static const struct opt_desc g_desc[IOH_OPT_COUNT] = {
 };
 
 /* Effective values; written once by ioh_options_load, read-only afterwards.
- * The string values are copied one after another into `pool`: a table of
- * PATH_MAX per option would cost every process a page fault per option at
+ * The string values are copied one after another into `near` while they fit
+ * (short ones, such as IOHINT_POLICY=auto: no page of their own to fault in),
+ * then into g_pool; `near_used` and `used` bytes of them are taken. A table
+ * of PATH_MAX per option would cost every process a page fault per option at
  * start-up (about 2 us each here). Numbers are not copied. */
-static struct {
+IOH_STARTUP_DATA static struct {
     int loaded;
     int64_t num[IOH_OPT_COUNT];
     const char *str[IOH_OPT_COUNT];
-    size_t used;
-    char pool[IOH_OPT_COUNT * 64 + 2 * PATH_MAX];
+    size_t near_used, used;
+    char near[128];
 } g_opt;
+static char g_pool[IOH_OPT_COUNT * 64 + 2 * PATH_MAX];
 
 /* The environment variable is built from the name into 64 bytes. */
 #define IOH_OPT_NAME_FITS(id, name, type, def, help) \
@@ -102,16 +106,21 @@ static const char *env_value(const char *e, const char *name)
  * another file. */
 static int set_value(int id, const char *s)
 {
-    size_t room = sizeof g_opt.pool - g_opt.used;
     size_t n = strnlen(s, PATH_MAX);
     if (n >= PATH_MAX)
         return -1;
-    if (n + 1 > room)
+    char *dst;
+    if (n + 1 <= sizeof g_opt.near - g_opt.near_used) {
+        dst = g_opt.near + g_opt.near_used;
+        g_opt.near_used += n + 1;
+    } else if (n + 1 <= sizeof g_pool - g_opt.used) {
+        dst = g_pool + g_opt.used;
+        g_opt.used += n + 1;
+    } else {
         return -2;
-    char *dst = g_opt.pool + g_opt.used;
+    }
     memcpy(dst, s, n);
     dst[n] = '\0';                 /* s may change under us (a putenv'd buffer) */
-    g_opt.used += n + 1;
     g_opt.str[id] = dst;
     return 0;
 }
@@ -185,6 +194,7 @@ void ioh_options_load(void)
 void ioh_options_reload(void)
 {
     g_opt.loaded = 0;
+    g_opt.near_used = 0;
     g_opt.used = 0;
     ioh_options_load();
 }

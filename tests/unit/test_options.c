@@ -167,6 +167,32 @@ static void environment_scan(void **state)
     ioh_options_reload();
 }
 
+/* Short values are kept beside the numbers, longer ones in the pool: each
+ * comes back whole, whatever the order. */
+static void short_and_long_values(void **state)
+{
+    (void)state;
+    static char dir[300];
+    memset(dir, 'd', sizeof dir - 1);
+    dir[0] = '/';
+    const char *policies[] = {"auto", dir};
+    for (int i = 0; i < 2; i++) {
+        setenv("IOHINT_POLICY", policies[i], 1);
+        setenv("IOHINT_TRACE_DIR", policies[1 - i], 1);
+        ioh_options_reload();
+        assert_string_equal(ioh_opt_str(IOH_OPT_POLICY), policies[i]);
+        assert_string_equal(ioh_opt_str(IOH_OPT_TRACE_DIR), policies[1 - i]);
+    }
+    setenv("IOHINT_POLICY", "auto", 1);
+    setenv("IOHINT_TRACE_DIR", "/tmp/t", 1);
+    ioh_options_reload();
+    assert_string_equal(ioh_opt_str(IOH_OPT_POLICY), "auto");
+    assert_string_equal(ioh_opt_str(IOH_OPT_TRACE_DIR), "/tmp/t");
+    unsetenv("IOHINT_POLICY");
+    unsetenv("IOHINT_TRACE_DIR");
+    ioh_options_reload();
+}
+
 static void table_complete(void **state)
 {
     (void)state;
@@ -187,6 +213,7 @@ int main(void)
         cmocka_unit_test(long_values),
         cmocka_unit_test(defaults_as_parsed),
         cmocka_unit_test(environment_scan),
+        cmocka_unit_test(short_and_long_values),
         cmocka_unit_test(table_complete),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
