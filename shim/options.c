@@ -82,7 +82,7 @@ static int parse_plain(enum ioh_opt_type type, const char *s, int64_t *num)
         case 'T': shift = 40; s++; break;
         }
     }
-    if (*s != '\0' || (type == IOH_OPT_BOOL && v > 1))
+    if (*s != '\0' || (type == IOH_OPT_BOOL && v > 1) || v > (INT64_MAX >> shift))
         return -1;
     *num = v << shift;
     return 0;
