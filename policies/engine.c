@@ -117,7 +117,6 @@ struct ioh_pol_file {
 
 static struct {
     int active;
-    struct ioh_spec spec;
     uint64_t mem_total;
     _Atomic uint32_t pool_owner;
     struct ioh_pol_file *free_list;
@@ -126,6 +125,10 @@ static struct {
     /* statistics */
     _Atomic uint64_t files, hints, vetoes, overrides, decisions, backoffs, drops;
     _Atomic uint64_t pf_hits, pf_reads;
+    /* Last: a policy string writes only its first few hundred bytes at
+     * start, one page with `active` and `mem_total`; the rules table is
+     * touched only by a policy file. */
+    struct ioh_spec spec;
 } g;
 
 /* ------------------------------------------------------------------ */
@@ -198,6 +201,10 @@ static uint64_t mem_total(void)
 int ioh_pol_init(void)
 {
     const char *policy = ioh_opt_str(IOH_OPT_POLICY);
+    /* The default, in most processes: nothing to parse, and g (whose pages a
+     * write would fault in) stays untouched; it is only read when active. */
+    if (!strcmp(policy, "none"))
+        return 0;
     char err[512];
     if (ioh_spec_parse(policy, &g.spec, err, sizeof err) < 0) {
         ioh_warn("%s; no policy applied", err);

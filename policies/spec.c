@@ -3,7 +3,6 @@
 
 #include "parse.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
@@ -24,6 +23,28 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* isspace of the C locale, the one in force when the shim parses its policy
+ * (before main): isspace's table is one more page of libc to fault in at
+ * every start. */
+static int is_space(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* What snprintf(dst, size, "%s%s%s", a, b, c) writes, without printf: the
+ * first vsnprintf of a process faults in pages of libc's printf code
+ * (measured: several microseconds), and a policy string is parsed at every
+ * start, where only an error needs formatting. */
+static void concat3(char *dst, size_t size, const char *a, const char *b, const char *c)
+{
+    const char *parts[3] = {a, b, c};
+    size_t at = 0;
+    for (size_t i = 0; i < 3; i++)
+        for (const char *p = parts[i]; *p && at + 1 < size; p++)
+            dst[at++] = *p;
+    dst[at] = '\0';
 }
 
 /* Sizes like 4096, 64K, 8M, 1G (parse.h), from 1 byte to 1 TiB. */
@@ -72,10 +93,10 @@ int ioh_actions_parse(const char *text, struct ioh_actions *out, const char *whe
         next = strchr(tok, ',');
         if (next)
             *next++ = '\0';
-        while (isspace((unsigned char)*tok))
+        while (is_space((unsigned char)*tok))
             tok++;
         size_t n = strlen(tok);
-        while (n && isspace((unsigned char)tok[n - 1]))
+        while (n && is_space((unsigned char)tok[n - 1]))
             tok[--n] = '\0';
         if (!n)
             return fail(err, errlen, "%s: empty action (a comma at either end, or two in a row)",
@@ -136,10 +157,10 @@ static int looks_like_file(const char *s)
 
 static char *trim(char *s)
 {
-    while (isspace((unsigned char)*s))
+    while (is_space((unsigned char)*s))
         s++;
     size_t n = strlen(s);
-    while (n && isspace((unsigned char)s[n - 1]))
+    while (n && is_space((unsigned char)s[n - 1]))
         s[--n] = '\0';
     return s;
 }
@@ -173,7 +194,7 @@ int ioh_spec_parse_text(const char *text, const char *name, struct ioh_spec *out
             continue;
         snprintf(where, sizeof where, "%s line %u", name, lineno);
         char *kw = s;
-        while (*s && !isspace((unsigned char)*s))
+        while (*s && !is_space((unsigned char)*s))
             s++;
         if (*s)
             *s++ = '\0';
@@ -192,7 +213,7 @@ int ioh_spec_parse_text(const char *text, const char *name, struct ioh_spec *out
             return fail(err, errlen, "%s: unknown rule '%s' (expected default, path or class)",
                         where, kw);
         char *arg = s;
-        while (*s && !isspace((unsigned char)*s))
+        while (*s && !is_space((unsigned char)*s))
             s++;
         if (*s)
             *s++ = '\0';
@@ -236,9 +257,9 @@ int ioh_spec_parse(const char *policy, struct ioh_spec *out, char *err, size_t e
         memset(&out->dflt, 0, sizeof out->dflt);
         out->nrules = 0;
         out->class_rules = 0;
-        snprintf(out->source, sizeof out->source, "policy");
+        concat3(out->source, sizeof out->source, "policy", "", "");
         char where[300];
-        snprintf(where, sizeof where, "policy '%s'", policy);
+        concat3(where, sizeof where, "policy '", policy, "'");
         return ioh_actions_parse(policy, &out->dflt, where, err, errlen);
     }
     FILE *f = fopen(policy, "re");

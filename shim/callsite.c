@@ -55,9 +55,9 @@ struct site {
 
 /* The table is mmap'd on first use and never freed; slots are claimed with a
  * CAS on addr and then written only by the claiming thread. */
-int ioh__callsites_on;              /* set once at init */
+IOH_STARTUP_DATA int ioh__callsites_on;  /* set once at init */
 
-static struct {
+IOH_STARTUP_DATA static struct {
     int depth;
     struct site *slots;
 } g;

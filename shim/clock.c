@@ -3,9 +3,11 @@
 
 #include <stdatomic.h>
 
+#include "state.h"
+
 /* Process-wide calibration: the first exact pair and the rate derived from the
  * longest baseline seen so far. Written by whichever thread re-anchors. */
-static struct {
+IOH_STARTUP_DATA static struct {
     uint64_t tsc0, ns0;            /* set once in ioh_clock_init */
     _Atomic uint64_t span_ns;      /* baseline the rate was computed over */
 } g_clock;

@@ -38,7 +38,8 @@
 _Atomic(struct ioh_fdent *) ioh__fd_pages[FD_PAGES];   /* set once, by CAS */
 _Atomic uint32_t ioh__fork_gen;                         /* bumped when all become shared */
 
-static struct {
+IOH_STARTUP_DATA static struct {
+    _Alignas(64)                                   /* a line of its own: the lock */
     _Atomic uint32_t lock_owner;                   /* tid holding the lock, 0 if free */
     struct ioh_ofd *free_list;                     /* guarded by the lock */
     struct ioh_ofd *chunk;                         /* ... and the chunk being */
@@ -85,8 +86,8 @@ static void fd_unlock(void)
  * lock and allocates nothing in pthread_setspecific. */
 _Atomic int ioh__lagged;
 
-static pthread_key_t g_lazy_key;
-static int g_lazy_key_ok;
+IOH_STARTUP_DATA static pthread_key_t g_lazy_key;
+IOH_STARTUP_DATA static int g_lazy_key_ok;
 
 static void lazy_thread_exit(void *arg)
 {

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "callsite.h"
 #include "fdtab.h"
@@ -26,7 +27,7 @@
 #include "trace.h"
 
 __thread struct ioh_thread ioh_tls __attribute__((tls_model("initial-exec")));
-_Atomic int ioh_mode;
+IOH_STARTUP_DATA _Atomic int ioh_mode;
 
 void ioh_internal_begin(ioh_sigset *saved)
 {
@@ -88,6 +89,18 @@ void ioh__fork_prepare(void) { fork_prepare(); }
 void ioh__fork_parent(void) { fork_parent(); }
 void ioh__fork_child(void) { fork_child(); }
 
+/* Is anything asked of the shim: a trace, LTTng events, a policy? If not,
+ * the process passes every call through (IOH_MODE_OFF) and none of the
+ * state init() would make is ever used: the clock's first reading, the
+ * descriptor table's thread key and the atfork handlers each cost a page
+ * fault or two at start (measured). The same conditions ioh_trace_start,
+ * ioh_lttng_init and ioh_pol_init test first. */
+static int anything_asked(void)
+{
+    return ioh_opt_str(IOH_OPT_TRACE_DIR)[0] != '\0' || ioh_opt_int(IOH_OPT_LTTNG) ||
+           strcmp(ioh_opt_str(IOH_OPT_POLICY), "none") != 0;
+}
+
 static void init(void)
 {
     ioh_tls.internal++;
@@ -95,7 +108,7 @@ static void init(void)
     ioh_log_init();
     ioh_options_load();
     int mode = IOH_MODE_ACTIVE;
-    if (ioh_opt_int(IOH_OPT_DISABLE)) {
+    if (ioh_opt_int(IOH_OPT_DISABLE) || !anything_asked()) {
         mode = IOH_MODE_OFF;
     } else {
         ioh_clock_init();

@@ -1,13 +1,14 @@
 /* options.c - the options table and the shim's only getenv; see options.h. */
 #include "options.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
+#include "state.h"
 
 struct opt_desc {
     const char *name;
@@ -23,16 +24,25 @@ static const struct opt_desc g_desc[IOH_OPT_COUNT] = {
 };
 
 /* Effective values; written once by ioh_options_load, read-only afterwards.
- * The string values are copied one after another into `pool`: a table of
- * PATH_MAX per option would cost every process a page fault per option at
+ * The string values are copied one after another into `near` while they fit
+ * (short ones, such as IOHINT_POLICY=auto: no page of their own to fault in),
+ * then into g_pool; `near_used` and `used` bytes of them are taken. A table
+ * of PATH_MAX per option would cost every process a page fault per option at
  * start-up (about 2 us each here). Numbers are not copied. */
-static struct {
+IOH_STARTUP_DATA static struct {
     int loaded;
     int64_t num[IOH_OPT_COUNT];
     const char *str[IOH_OPT_COUNT];
-    size_t used;
-    char pool[IOH_OPT_COUNT * 64 + 2 * PATH_MAX];
+    size_t near_used, used;
+    char near[128];
 } g_opt;
+static char g_pool[IOH_OPT_COUNT * 64 + 2 * PATH_MAX];
+
+/* The environment variable is built from the name into 64 bytes. */
+#define IOH_OPT_NAME_FITS(id, name, type, def, help) \
+    _Static_assert(sizeof "IOHINT_" name <= 64, "option name too long: " name);
+IOH_OPTIONS(IOH_OPT_NAME_FITS)
+#undef IOH_OPT_NAME_FITS
 
 static int parse(enum ioh_opt_type type, const char *s, int64_t *num)
 {
@@ -46,22 +56,71 @@ static int parse(enum ioh_opt_type type, const char *s, int64_t *num)
     return -EINVAL;
 }
 
+/* The defaults in the table are plain ("0", "16", "1G"): read those here,
+ * without libc's strtoull and strcasecmp, whose code and ctype tables every
+ * process would otherwise fault in at start only to read our own table
+ * (measured). Returns -1 for anything else, which parse() then reads: the
+ * result is the same either way (tests/unit/test_options.c). */
+static int parse_plain(enum ioh_opt_type type, const char *s, int64_t *num)
+{
+    if (type == IOH_OPT_STRING || type == IOH_OPT_PATH) {
+        *num = 0;
+        return 0;
+    }
+    int64_t v = 0;
+    int digits = 0;
+    for (; *s >= '0' && *s <= '9'; s++, digits++)
+        v = v * 10 + (*s - '0');
+    if (digits == 0 || digits > 12)
+        return -1;
+    unsigned shift = 0;
+    if (type == IOH_OPT_SIZE) {
+        switch (*s) {
+        case 'K': shift = 10; s++; break;
+        case 'M': shift = 20; s++; break;
+        case 'G': shift = 30; s++; break;
+        case 'T': shift = 40; s++; break;
+        }
+    }
+    if (*s != '\0' || (type == IOH_OPT_BOOL && v > 1) || v > (INT64_MAX >> shift))
+        return -1;
+    *num = v << shift;
+    return 0;
+}
+
+/* If e, an environment entry after its "IOHINT_", sets the option `name` (in
+ * upper case), its value, else NULL. */
+static const char *env_value(const char *e, const char *name)
+{
+    for (; *name; name++, e++) {
+        char c = *name >= 'a' && *name <= 'z' ? (char)(*name - 'a' + 'A') : *name;
+        if (*e != c)
+            return NULL;
+    }
+    return *e == '=' ? e + 1 : NULL;
+}
+
 /* Copy a string value: the environment can change under us (setenv, putenv).
  * Returns -1, copying nothing, when the value is PATH_MAX long or more, -2
  * when the pool has no room left for it; a truncated path would name
  * another file. */
 static int set_value(int id, const char *s)
 {
-    size_t room = sizeof g_opt.pool - g_opt.used;
     size_t n = strnlen(s, PATH_MAX);
     if (n >= PATH_MAX)
         return -1;
-    if (n + 1 > room)
+    char *dst;
+    if (n + 1 <= sizeof g_opt.near - g_opt.near_used) {
+        dst = g_opt.near + g_opt.near_used;
+        g_opt.near_used += n + 1;
+    } else if (n + 1 <= sizeof g_pool - g_opt.used) {
+        dst = g_pool + g_opt.used;
+        g_opt.used += n + 1;
+    } else {
         return -2;
-    char *dst = g_opt.pool + g_opt.used;
+    }
     memcpy(dst, s, n);
     dst[n] = '\0';                 /* s may change under us (a putenv'd buffer) */
-    g_opt.used += n + 1;
     g_opt.str[id] = dst;
     return 0;
 }
@@ -70,16 +129,32 @@ void ioh_options_load(void)
 {
     if (g_opt.loaded)
         return;
+    /* One pass over the environment instead of a getenv per option; the
+     * first entry for a name wins, as with getenv. */
+    const char *found[IOH_OPT_COUNT] = {0};
+    for (char **e = environ; e && *e; e++) {
+        const char *s = *e;
+        if (s[0] != 'I' || s[1] != 'O' || s[2] != 'H' || s[3] != 'I' || s[4] != 'N' ||
+            s[5] != 'T' || s[6] != '_')
+            continue;
+        for (int id = 0; id < IOH_OPT_COUNT; id++)
+            if (!found[id] && (found[id] = env_value(s + 7, g_desc[id].name)))
+                break;
+    }
     for (int id = 0; id < IOH_OPT_COUNT; id++) {
         const struct opt_desc *d = &g_desc[id];
+        /* The default always parses: the table is ours. */
+        if (parse_plain(d->type, d->def, &g_opt.num[id]) != 0)
+            parse(d->type, d->def, &g_opt.num[id]);
+        g_opt.str[id] = d->def;
+        const char *v = found[id];
+        if (!v)
+            continue;
         char env[64] = "IOHINT_";
         for (size_t i = 0; d->name[i] && i + 8 < sizeof env; i++)
-            env[7 + i] = (char)toupper((unsigned char)d->name[i]);
-        /* The default always parses: the table is ours. */
-        parse(d->type, d->def, &g_opt.num[id]);
-        g_opt.str[id] = d->def;
-        const char *v = d->type == IOH_OPT_PATH ? secure_getenv(env) : getenv(env);
-        if (!v)
+            env[7 + i] = d->name[i] >= 'a' && d->name[i] <= 'z'
+                             ? (char)(d->name[i] - 'a' + 'A') : d->name[i];
+        if (d->type == IOH_OPT_PATH && !(v = secure_getenv(env)))
             continue;
         int64_t num = 0;
         if (parse(d->type, v, &num) != 0) {
@@ -119,6 +194,7 @@ void ioh_options_load(void)
 void ioh_options_reload(void)
 {
     g_opt.loaded = 0;
+    g_opt.near_used = 0;
     g_opt.used = 0;
     ioh_options_load();
 }

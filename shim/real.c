@@ -6,8 +6,9 @@
 #include <stdatomic.h>
 
 #include "raw.h"
+#include "state.h"
 
-struct ioh_real ioh_real;
+IOH_STARTUP_DATA struct ioh_real ioh_real;
 
 static const char *const g_names[] = {
 #define IOH_REAL_NAME(ret, name, params) #name,
@@ -17,9 +18,9 @@ static const char *const g_names[] = {
 
 #define IOH_REAL_COUNT (sizeof g_names / sizeof g_names[0])
 
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-static atomic_int g_resolved;     /* 1 once the table is complete */
-static int g_missing;             /* names that did not resolve */
+IOH_STARTUP_DATA static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+IOH_STARTUP_DATA static atomic_int g_resolved;     /* 1 once the table is complete */
+IOH_STARTUP_DATA static int g_missing;             /* names that did not resolve */
 /* Set on the resolving thread while dlsym runs (dlsym may call back into our
  * open/read wrappers when another preload or a malloc init reads files). */
 static __thread int t_resolving __attribute__((tls_model("initial-exec")));

@@ -1,6 +1,9 @@
 /* real.h - the next definitions of every libc function the shim wraps.
  *
- * IOH_REAL_FUNCS(X) lists each wrapped name once with its type. real.c turns
+ * IOH_REAL_FUNCS(X) lists, once with its type, each next function the
+ * wrappers call, and no other: several wrappers share one (pread and pread64
+ * call pread64, creat calls open, getline getdelim, pipe pipe2), and every
+ * name here costs every process a dlsym at start. real.c turns
  * the list into one table of pointers, `ioh_real`, filled with
  * dlsym(RTLD_NEXT) once per process under pthread_once: from the constructor,
  * or lazily by whichever wrapper runs first (another library's constructor can
@@ -27,28 +30,19 @@
 
 #define IOH_REAL_FUNCS(X)                                                              \
     X(ssize_t, read, (int, void *, size_t))                                           \
-    X(ssize_t, pread, (int, void *, size_t, off_t))                                   \
     X(ssize_t, pread64, (int, void *, size_t, off64_t))                               \
     X(ssize_t, readv, (int, const struct iovec *, int))                              \
-    X(ssize_t, preadv, (int, const struct iovec *, int, off_t))                      \
     X(ssize_t, preadv64, (int, const struct iovec *, int, off64_t))                  \
-    X(ssize_t, preadv2, (int, const struct iovec *, int, off_t, int))                \
     X(ssize_t, preadv64v2, (int, const struct iovec *, int, off64_t, int))           \
-    X(off_t, lseek, (int, off_t, int))                                               \
     X(off64_t, lseek64, (int, off64_t, int))                                         \
     X(int, open, (const char *, int, ...))                                           \
-    X(int, open64, (const char *, int, ...))                                         \
     X(int, __open_2, (const char *, int))                                            \
     X(int, __open64_2, (const char *, int))                                          \
     X(int, openat, (int, const char *, int, ...))                                    \
-    X(int, openat64, (int, const char *, int, ...))                                  \
     X(int, __openat_2, (int, const char *, int))                                     \
     X(int, __openat64_2, (int, const char *, int))                                   \
-    X(int, creat, (const char *, mode_t))                                            \
-    X(int, creat64, (const char *, mode_t))                                          \
     X(int, close, (int))                                                             \
     X(int, close_range, (unsigned, unsigned, int))                                   \
-    X(void, closefrom, (int))                                                        \
     X(int, dup, (int))                                                               \
     X(int, dup2, (int, int))                                                         \
     X(int, dup3, (int, int, int))                                                    \
@@ -74,9 +68,7 @@
     X(ssize_t, sendfile64, (int, int, off64_t *, size_t))                            \
     X(ssize_t, copy_file_range, (int, off64_t *, int, off64_t *, size_t, unsigned))  \
     X(ssize_t, splice, (int, off64_t *, int, off64_t *, size_t, unsigned))           \
-    X(void *, mmap, (void *, size_t, int, int, int, off_t))                          \
     X(void *, mmap64, (void *, size_t, int, int, int, off64_t))                      \
-    X(int, posix_fadvise, (int, off_t, off_t, int))                                  \
     X(int, posix_fadvise64, (int, off64_t, off64_t, int))                            \
     X(ssize_t, readahead, (int, off64_t, size_t))                                    \
     X(FILE *, fopen, (const char *, const char *))                                   \
@@ -89,7 +81,6 @@
     X(size_t, fread_unlocked, (void *, size_t, size_t, FILE *))                      \
     X(char *, fgets, (char *, int, FILE *))                                          \
     X(char *, fgets_unlocked, (char *, int, FILE *))                                 \
-    X(ssize_t, getline, (char **, size_t *, FILE *))                                 \
     X(ssize_t, getdelim, (char **, size_t *, int, FILE *))                           \
     X(ssize_t, __getdelim, (char **, size_t *, int, FILE *))                         \
     X(int, fgetc, (FILE *))                                                          \
@@ -97,8 +88,6 @@
     X(int, _IO_getc, (FILE *))                                                       \
     X(int, fgetc_unlocked, (FILE *))                                                 \
     X(int, getc_unlocked, (FILE *))                                                  \
-    X(int, getchar, (void))                                                          \
-    X(int, getchar_unlocked, (void))                                                 \
     X(int, __uflow, (FILE *))                                                        \
     X(int, __underflow, (FILE *))                                                    \
     X(int, vfscanf, (FILE *, const char *, va_list))                                 \
@@ -113,27 +102,18 @@
     X(int, fsetpos, (FILE *, const fpos_t *))                                        \
     X(int, fsetpos64, (FILE *, const fpos64_t *))                                    \
     X(ssize_t, write, (int, const void *, size_t))                                   \
-    X(ssize_t, pwrite, (int, const void *, size_t, off_t))                           \
     X(ssize_t, pwrite64, (int, const void *, size_t, off64_t))                       \
     X(ssize_t, writev, (int, const struct iovec *, int))                             \
-    X(ssize_t, pwritev, (int, const struct iovec *, int, off_t))                     \
-    X(ssize_t, pwritev64, (int, const struct iovec *, int, off64_t))                 \
-    X(ssize_t, pwritev2, (int, const struct iovec *, int, off_t, int))               \
     X(ssize_t, pwritev64v2, (int, const struct iovec *, int, off64_t, int))          \
-    X(int, ftruncate, (int, off_t))                                                  \
     X(int, ftruncate64, (int, off64_t))                                              \
-    X(int, truncate, (const char *, off_t))                                          \
     X(int, truncate64, (const char *, off64_t))                                      \
-    X(int, fallocate, (int, int, off_t, off_t))                                      \
     X(int, fallocate64, (int, int, off64_t, off64_t))                                \
     X(int, flock, (int, int))                                                        \
-    X(int, lockf, (int, int, off_t))                                                 \
     X(int, lockf64, (int, int, off64_t))                                             \
     X(int, unshare, (int))                                                           \
     X(int, ioctl, (int, unsigned long, ...))                                         \
     X(int, wordexp, (const char *, wordexp_t *, int))                                \
     X(int, setns, (int, int))                                                        \
-    X(int, pipe, (int[2]))                                                           \
     X(int, pipe2, (int[2], int))                                                     \
     X(ssize_t, sendmsg, (int, const struct msghdr *, int))                           \
     X(int, sendmmsg, (int, struct mmsghdr *, unsigned int, int))                     \

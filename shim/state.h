@@ -92,6 +92,15 @@ enum ioh_mode {
 
 extern _Atomic int ioh_mode;
 
+/* For process-wide variables that every process writes at start (the mode,
+ * the table of next symbols, the options, ...): they go to .data, right
+ * after the GOT, into a page the loader has already written (it relocates
+ * the GOT and zeroes the rest of that page). Left in .bss they were spread
+ * over several pages, and each page costs a fault at its first write (about
+ * 2 us; two faults where a read came first). Only small variables: together
+ * they must stay well within a page. */
+#define IOH_STARTUP_DATA __attribute__((section(".data.iohint_startup")))
+
 /* Make sure ioh_init has run; returns the mode now in force. Cheap when done. */
 int ioh__init_slow(void);
 static inline int ioh_ensure_init(void)

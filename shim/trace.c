@@ -23,7 +23,7 @@
 #define MAX_CHUNK      (16u * 1024 * 1024)
 #define TRIM_SLACK     SEG_SIZE              /* kept past the last segment at a trim */
 
-struct ioh_trace_state ioh_trace;
+IOH_STARTUP_DATA struct ioh_trace_state ioh_trace;
 
 /* Writer state beside the public part. `path`, `base`, `reserved`, `dev`,
  * `ino` change only when a file is created (init, or a fork child's first

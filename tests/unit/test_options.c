@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <unistd.h>
 
 #include "options.h"
 
@@ -122,6 +123,76 @@ static void long_values(void **state)
     unsetenv("IOHINT_STACK_DEPTH");
 }
 
+/* The defaults are read without libc's parsers (options.c): each must come
+ * out as ioh_parse_* reads it. */
+static void defaults_as_parsed(void **state)
+{
+    (void)state;
+    char **saved = environ;
+    char *none[] = {NULL};
+    environ = none;
+    ioh_options_reload();
+    environ = saved;
+    for (int id = 0; id < IOH_OPT_COUNT; id++) {
+        const char *def = ioh_opt_default(id);
+        int64_t want = -1;
+        if (ioh_parse_bool(def, &want) != 0 && ioh_parse_size(def, &want) != 0 &&
+            ioh_parse_int(def, &want) != 0)
+            continue;             /* a string option */
+        if (strcmp(ioh_opt_name(id), "stack_depth") != 0 || (want >= 1 && want <= 64))
+            assert_int_equal(ioh_opt_int(id), want);
+    }
+    assert_string_equal(ioh_opt_str(IOH_OPT_POLICY), "none");
+    ioh_options_reload();
+}
+
+/* The environment is read in one pass: the first entry of a name wins (as
+ * getenv), and only exact names count. */
+static void environment_scan(void **state)
+{
+    (void)state;
+    char **saved = environ;
+    char *env[] = {
+        "IOHINT_TRACE_MAXX=1K", "IOHINT_trace_max=2K", "IOHINT_TRACE_MAX", "XIOHINT_TRACE_MAX=3K",
+        "IOHINT_=4K", "IOHINT_TRACE_MA=5K", "IOHINT_TRACE_MAX=6K", "IOHINT_TRACE_MAX=7K",
+        "IOHINT_POLICY=auto", "IOHINT_POLICY=sequential", "IOHINT_STACK_DEPTH=8", NULL,
+    };
+    environ = env;
+    ioh_options_reload();
+    environ = saved;
+    assert_int_equal(ioh_opt_int(IOH_OPT_TRACE_MAX), 6 << 10);
+    assert_string_equal(ioh_opt_str(IOH_OPT_POLICY), "auto");
+    assert_int_equal(ioh_opt_int(IOH_OPT_STACK_DEPTH), 8);
+    assert_int_equal(ioh_opt_int(IOH_OPT_CALLSITES), 1);
+    ioh_options_reload();
+}
+
+/* Short values are kept beside the numbers, longer ones in the pool: each
+ * comes back whole, whatever the order. */
+static void short_and_long_values(void **state)
+{
+    (void)state;
+    static char dir[300];
+    memset(dir, 'd', sizeof dir - 1);
+    dir[0] = '/';
+    const char *policies[] = {"auto", dir};
+    for (int i = 0; i < 2; i++) {
+        setenv("IOHINT_POLICY", policies[i], 1);
+        setenv("IOHINT_TRACE_DIR", policies[1 - i], 1);
+        ioh_options_reload();
+        assert_string_equal(ioh_opt_str(IOH_OPT_POLICY), policies[i]);
+        assert_string_equal(ioh_opt_str(IOH_OPT_TRACE_DIR), policies[1 - i]);
+    }
+    setenv("IOHINT_POLICY", "auto", 1);
+    setenv("IOHINT_TRACE_DIR", "/tmp/t", 1);
+    ioh_options_reload();
+    assert_string_equal(ioh_opt_str(IOH_OPT_POLICY), "auto");
+    assert_string_equal(ioh_opt_str(IOH_OPT_TRACE_DIR), "/tmp/t");
+    unsetenv("IOHINT_POLICY");
+    unsetenv("IOHINT_TRACE_DIR");
+    ioh_options_reload();
+}
+
 static void table_complete(void **state)
 {
     (void)state;
@@ -140,6 +211,9 @@ int main(void)
         cmocka_unit_test(parse_int),
         cmocka_unit_test(defaults_and_env),
         cmocka_unit_test(long_values),
+        cmocka_unit_test(defaults_as_parsed),
+        cmocka_unit_test(environment_scan),
+        cmocka_unit_test(short_and_long_values),
         cmocka_unit_test(table_complete),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
