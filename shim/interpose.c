@@ -1308,6 +1308,7 @@ static pid_t do_fork(void *caller)
         errno = ENOSYS;
         return -1;
     }
+    ioh_unhook_before_fork();
     if (!observe())
         return ioh_real.fork();
     struct call c;
@@ -1341,6 +1342,7 @@ IOH_EXPORT pid_t _Fork(void)
         errno = ENOSYS;
         return -1;
     }
+    ioh_unhook_before_fork();
     if (!observe())
         return ioh_real._Fork();
     struct call c;
@@ -1584,8 +1586,10 @@ IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
     void *tls = va_arg(ap, void *);
     pid_t *ctid = va_arg(ap, pid_t *);
     va_end(ap);
-    if (!(flags & CLONE_VM))
+    if (!(flags & CLONE_VM)) {
+        ioh_unhook_before_fork();
         before_child();
+    }
     if (!real()->clone) {
         errno = ENOSYS;
         return -1;
@@ -1958,9 +1962,11 @@ static _Atomic unsigned g_stream_passes;   /* approximate: racing threads may lo
  * lost count only delays the rewrite. */
 static inline void stream_passed(void)
 {
-    unsigned n = atomic_load_explicit(&g_stream_passes, memory_order_relaxed) + 1;
-    atomic_store_explicit(&g_stream_passes, n, memory_order_relaxed);
-    if (__builtin_expect(n == UNHOOK_AFTER, 0))
+    unsigned n = atomic_load_explicit(&g_stream_passes, memory_order_relaxed);
+    if (__builtin_expect(n >= UNHOOK_AFTER, 0))
+        return;                   /* done, or tried: no more stores to a shared line */
+    atomic_store_explicit(&g_stream_passes, n + 1, memory_order_relaxed);
+    if (__builtin_expect(n + 1 == UNHOOK_AFTER, 0))
         ioh_unhook_streams(UNHOOK_AFTER);
 }
 
@@ -1980,33 +1986,53 @@ static inline int observe_stream(void)
     if (__builtin_expect(ioh_tls.internal != 0, 0))
         return 0;
     int mode = ioh_ensure_init();
-    if (!mode_settled(mode))
-        return 0;
     if (mode == IOH_MODE_ACTIVE && (ioh_trace_enabled() || ioh__lttng_emit != NULL))
         return 1;
-    stream_passed();
+    /* Counted only when the mode really is settled: while init runs on
+     * another thread, ioh_ensure_init answers "off" for the moment. */
+    if (mode_settled(atomic_load_explicit(&ioh_mode, memory_order_relaxed)))
+        stream_passed();
     return 0;
 }
 
-static size_t do_fread(void *ptr, size_t size, size_t n, FILE *f, int unlocked, uint16_t flags,
-                       void *caller)
+/* Each stream wrapper calls libc's function of its own name, _chk forms
+ * included (their checks are libc's, exactly): unhook.c hands the program
+ * that very function, and the two must not differ. */
+static size_t fread_next(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f, int unlocked,
+                         int chk)
 {
-    size_t (*fn)(void *, size_t, size_t, FILE *) = unlocked ? real()->fread_unlocked
+    if (chk) {
+        size_t (*fc)(void *, size_t, size_t, size_t, FILE *) =
+            unlocked ? ioh_real.__fread_unlocked_chk : ioh_real.__fread_chk;
+        if (fc)
+            return fc(ptr, ptrlen, size, n, f);
+        if (n > 0 && (size * n / n != size || size * n > ptrlen))   /* libc has none */
+            __chk_fail();
+    }
+    size_t (*fn)(void *, size_t, size_t, FILE *) = unlocked ? ioh_real.fread_unlocked
                                                             : ioh_real.fread;
     if (!fn) {
         stdio_unavailable();
         return 0;
     }
+    return fn(ptr, size, n, f);
+}
+
+static size_t do_fread(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f, int unlocked,
+                       int chk, void *caller)
+{
+    real();
     if (!observe_stream())
-        return fn(ptr, size, n, f);
+        return fread_next(ptr, ptrlen, size, n, f, unlocked, chk);
     struct stream s;
     struct call c;
     int e0 = errno;
     stream_begin(&s, f);
     enter(&c);
-    c.flags |= flags;
+    if (chk)
+        c.flags |= IOH_EV_FORTIFY;
     errno = e0;
-    size_t r = fn(ptr, size, n, f);
+    size_t r = fread_next(ptr, ptrlen, size, n, f, unlocked, chk);
     int err = errno;
     stream_done(&s, f, (int64_t)(r * size));
     stream_record(&s, IOH_OP_FREAD, size * n, (int64_t)(r * size), &c, caller);
@@ -2028,7 +2054,7 @@ IOH_EXPORT size_t fread(void *ptr, size_t size, size_t n, FILE *f)
         stream_passed();
         return fn(ptr, size, n, f);
     }
-    return do_fread(ptr, size, n, f, 0, 0, CALLER());
+    return do_fread(ptr, 0, size, n, f, 0, 0, CALLER());
 }
 
 IOH_EXPORT size_t fread_unlocked(void *ptr, size_t size, size_t n, FILE *f)
@@ -2040,40 +2066,51 @@ IOH_EXPORT size_t fread_unlocked(void *ptr, size_t size, size_t n, FILE *f)
         stream_passed();
         return fn(ptr, size, n, f);
     }
-    return do_fread(ptr, size, n, f, 1, 0, CALLER());
+    return do_fread(ptr, 0, size, n, f, 1, 0, CALLER());
 }
 
 IOH_EXPORT size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f)
 {
-    if (n > 0 && (size * n / n != size || size * n > ptrlen))
-        __chk_fail();
-    return do_fread(ptr, size, n, f, 0, IOH_EV_FORTIFY, CALLER());
+    return do_fread(ptr, ptrlen, size, n, f, 0, 1, CALLER());
 }
 
 IOH_EXPORT size_t __fread_unlocked_chk(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f)
 {
-    if (n > 0 && (size * n / n != size || size * n > ptrlen))
-        __chk_fail();
-    return do_fread(ptr, size, n, f, 1, IOH_EV_FORTIFY, CALLER());
+    return do_fread(ptr, ptrlen, size, n, f, 1, 1, CALLER());
 }
 
-static char *do_fgets(char *buf, int n, FILE *f, int unlocked, uint16_t flags, void *caller)
+static char *fgets_next(char *buf, size_t size, int n, FILE *f, int unlocked, int chk)
 {
-    char *(*fn)(char *, int, FILE *) = unlocked ? real()->fgets_unlocked : ioh_real.fgets;
+    if (chk) {
+        char *(*fc)(char *, size_t, int, FILE *) =
+            unlocked ? ioh_real.__fgets_unlocked_chk : ioh_real.__fgets_chk;
+        if (fc)
+            return fc(buf, size, n, f);
+        if (n < 0 || (size_t)n > size)   /* libc has none: the strict check */
+            __chk_fail();
+    }
+    char *(*fn)(char *, int, FILE *) = unlocked ? ioh_real.fgets_unlocked : ioh_real.fgets;
     if (!fn) {
         stdio_unavailable();
         return NULL;
     }
+    return fn(buf, n, f);
+}
+
+static char *do_fgets(char *buf, size_t size, int n, FILE *f, int unlocked, int chk, void *caller)
+{
+    real();
     if (!observe_stream())
-        return fn(buf, n, f);
+        return fgets_next(buf, size, n, f, unlocked, chk);
     struct stream s;
     struct call c;
     int e0 = errno;
     stream_begin(&s, f);
     enter(&c);
-    c.flags |= flags;
+    if (chk)
+        c.flags |= IOH_EV_FORTIFY;
     errno = e0;
-    char *r = fn(buf, n, f);
+    char *r = fgets_next(buf, size, n, f, unlocked, chk);
     int err = errno;
     int64_t got = r ? (int64_t)strlen(r) : 0;
     stream_done(&s, f, got);
@@ -2085,42 +2122,48 @@ static char *do_fgets(char *buf, int n, FILE *f, int unlocked, uint16_t flags, v
 
 IOH_EXPORT char *fgets(char *buf, int n, FILE *f)
 {
-    return do_fgets(buf, n, f, 0, 0, CALLER());
+    return do_fgets(buf, 0, n, f, 0, 0, CALLER());
 }
 
 IOH_EXPORT char *fgets_unlocked(char *buf, int n, FILE *f)
 {
-    return do_fgets(buf, n, f, 1, 0, CALLER());
+    return do_fgets(buf, 0, n, f, 1, 0, CALLER());
 }
 
 IOH_EXPORT char *__fgets_chk(char *buf, size_t size, int n, FILE *f)
 {
-    if (n < 0 || (size_t)n > size)
-        __chk_fail();
-    return do_fgets(buf, n, f, 0, IOH_EV_FORTIFY, CALLER());
+    return do_fgets(buf, size, n, f, 0, 1, CALLER());
 }
 
 IOH_EXPORT char *__fgets_unlocked_chk(char *buf, size_t size, int n, FILE *f)
 {
-    if (n < 0 || (size_t)n > size)
-        __chk_fail();
-    return do_fgets(buf, n, f, 1, IOH_EV_FORTIFY, CALLER());
+    return do_fgets(buf, size, n, f, 1, 1, CALLER());
+}
+
+/* getline calls libc's getline (unhook.h); the others their getdelim. */
+static ssize_t getdelim_next(char **line, size_t *cap, int delim, FILE *f,
+                             ssize_t (*fn)(char **, size_t *, int, FILE *), int is_getline)
+{
+    if (is_getline && ioh_real.getline)
+        return ioh_real.getline(line, cap, f);
+    if (!fn)
+        return stdio_unavailable();
+    return fn(line, cap, delim, f);
 }
 
 static ssize_t do_getdelim(char **line, size_t *cap, int delim, FILE *f,
-                           ssize_t (*fn)(char **, size_t *, int, FILE *), void *caller)
+                           ssize_t (*fn)(char **, size_t *, int, FILE *), int is_getline,
+                           void *caller)
 {
-    if (!fn)
-        return stdio_unavailable();
     if (!observe_stream())
-        return fn(line, cap, delim, f);
+        return getdelim_next(line, cap, delim, f, fn, is_getline);
     struct stream s;
     struct call c;
     int e0 = errno;
     stream_begin(&s, f);
     enter(&c);
     errno = e0;
-    ssize_t r = fn(line, cap, delim, f);
+    ssize_t r = getdelim_next(line, cap, delim, f, fn, is_getline);
     int err = errno;
     stream_done(&s, f, r > 0 ? r : 0);
     stream_record(&s, IOH_OP_GETDELIM, 0, r > 0 ? r : 0, &c, caller);
@@ -2131,18 +2174,18 @@ static ssize_t do_getdelim(char **line, size_t *cap, int delim, FILE *f,
 
 IOH_EXPORT ssize_t getline(char **line, size_t *cap, FILE *f)
 {
-    return do_getdelim(line, cap, '\n', f, real()->getdelim, CALLER());
+    return do_getdelim(line, cap, '\n', f, real()->getdelim, 1, CALLER());
 }
 
 IOH_EXPORT ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
 {
-    return do_getdelim(line, cap, delim, f, real()->getdelim, CALLER());
+    return do_getdelim(line, cap, delim, f, real()->getdelim, 0, CALLER());
 }
 
 IOH_EXPORT ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f)
 {
     return do_getdelim(line, cap, delim, f,
-                       real()->__getdelim ? ioh_real.__getdelim : ioh_real.getdelim, CALLER());
+                       real()->__getdelim ? ioh_real.__getdelim : ioh_real.getdelim, 0, CALLER());
 }
 
 /* fgetc and friends: one byte per call. */
@@ -2174,12 +2217,28 @@ IOH_EXPORT int _IO_getc(FILE *f) { return do_fgetc(f, real()->_IO_getc, CALLER()
 IOH_EXPORT int fgetc_unlocked(FILE *f) { return do_fgetc(f, real()->fgetc_unlocked, CALLER()); }
 #undef getc_unlocked
 IOH_EXPORT int getc_unlocked(FILE *f) { return do_fgetc(f, real()->getc_unlocked, CALLER()); }
+/* getchar and getchar_unlocked call libc's own (unhook.h). */
+static int next_getchar(FILE *f)
+{
+    (void)f;
+    return ioh_real.getchar();
+}
+
+static int next_getchar_unlocked(FILE *f)
+{
+    (void)f;
+    return ioh_real.getchar_unlocked();
+}
+
 #undef getchar
-IOH_EXPORT int getchar(void) { return do_fgetc(stdin, real()->getc, CALLER()); }
+IOH_EXPORT int getchar(void)
+{
+    return do_fgetc(stdin, real()->getchar ? next_getchar : NULL, CALLER());
+}
 #undef getchar_unlocked
 IOH_EXPORT int getchar_unlocked(void)
 {
-    return do_fgetc(stdin, real()->getc_unlocked, CALLER());
+    return do_fgetc(stdin, real()->getchar_unlocked ? next_getchar_unlocked : NULL, CALLER());
 }
 
 /* __uflow refills an empty buffer and returns its first byte (the slow path of

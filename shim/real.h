@@ -2,8 +2,11 @@
  *
  * IOH_REAL_FUNCS(X) lists, once with its type, each next function the
  * wrappers call, and no other: several wrappers share one (pread and pread64
- * call pread64, creat calls open, getline getdelim, pipe pipe2), and every
- * name here costs every process a dlsym at start. real.c turns
+ * call pread64, creat calls open, pipe pipe2), and every name here costs
+ * every process a dlsym at start. Each stdio read wrapper calls the next
+ * function of its own name (getline getline, __fread_chk __fread_chk; not
+ * the scanf family, whose variadic forms call the v- forms): unhook.c hands
+ * the program that very function. real.c turns
  * the list into one table of pointers, `ioh_real`, filled with
  * dlsym(RTLD_NEXT) once per process under pthread_once: from the constructor,
  * or lazily by whichever wrapper runs first (another library's constructor can
@@ -79,8 +82,13 @@
     X(int, fclose, (FILE *))                                                         \
     X(size_t, fread, (void *, size_t, size_t, FILE *))                               \
     X(size_t, fread_unlocked, (void *, size_t, size_t, FILE *))                      \
+    X(size_t, __fread_chk, (void *, size_t, size_t, size_t, FILE *))                 \
+    X(size_t, __fread_unlocked_chk, (void *, size_t, size_t, size_t, FILE *))        \
     X(char *, fgets, (char *, int, FILE *))                                          \
     X(char *, fgets_unlocked, (char *, int, FILE *))                                 \
+    X(char *, __fgets_chk, (char *, size_t, int, FILE *))                            \
+    X(char *, __fgets_unlocked_chk, (char *, size_t, int, FILE *))                   \
+    X(ssize_t, getline, (char **, size_t *, FILE *))                                 \
     X(ssize_t, getdelim, (char **, size_t *, int, FILE *))                           \
     X(ssize_t, __getdelim, (char **, size_t *, int, FILE *))                         \
     X(int, fgetc, (FILE *))                                                          \
@@ -88,6 +96,8 @@
     X(int, _IO_getc, (FILE *))                                                       \
     X(int, fgetc_unlocked, (FILE *))                                                 \
     X(int, getc_unlocked, (FILE *))                                                  \
+    X(int, getchar, (void))                                                          \
+    X(int, getchar_unlocked, (void))                                                 \
     X(int, __uflow, (FILE *))                                                        \
     X(int, __underflow, (FILE *))                                                    \
     X(int, vfscanf, (FILE *, const char *, va_list))                                 \

@@ -2,22 +2,44 @@
 #include "unhook.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>                /* defines __GLIBC__ on glibc */
 
 #include "log.h"
+#include "lttng.h"
 #include "options.h"
+#include "real.h"
 #include "state.h"
+#include "trace.h"
+
+atomic_int ioh__unhook_busy;
+
+void ioh_unhook_fork_wait(void)
+{
+    while (atomic_load_explicit(&ioh__unhook_busy, memory_order_acquire))
+        sched_yield();
+}
 
 void ioh_unhook_streams(unsigned calls)
 {
     static atomic_int done;
-    if (atomic_exchange(&done, 1) || ioh_opt_int(IOH_OPT_DISABLE))
+    /* The caller counted calls that passed through; make sure they did so
+     * for good (not while init ran on another thread, which hands out a
+     * stand-in "off"), before the one and only try. */
+    int mode = atomic_load(&ioh_mode);
+    if ((mode != IOH_MODE_OFF && mode != IOH_MODE_ACTIVE) || ioh_trace_enabled() ||
+        ioh__lttng_emit != NULL || ioh_opt_int(IOH_OPT_DISABLE))
+        return;
+    if (atomic_exchange(&done, 1))
         return;
     int e = errno;
     ioh_sigset saved;
-    ioh_internal_begin(&saved);
+    ioh_internal_begin(&saved);    /* no handler of ours can run, nor fork, meanwhile */
+    atomic_store(&ioh__unhook_busy, 1);
     int n = ioh_unhook_stream_reads();
+    atomic_store(&ioh__unhook_busy, 0);
     ioh_internal_end(&saved);
     if (ioh_opt_int(IOH_OPT_VERBOSE))
         ioh_warn("after %u unobserved stream calls, %d stdio call slots go straight to libc",
@@ -27,75 +49,62 @@ void ioh_unhook_streams(unsigned calls)
 
 #if defined(__x86_64__) && defined(__GLIBC__)
 
-#include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 #include <string.h>
-#include <sys/auxv.h>
-#include <sys/mman.h>
 
-#include "raw.h"
-
-/* The wrappers of interpose.c that only observe a stream (observe_stream()):
- * passing through, each is libc's function of the same name. Sorted for the
- * binary search (tests/unit/test_unhook.c checks the order). */
-static const char *const g_names[] = {
-    "_IO_getc",
-    "__fgets_chk",
-    "__fgets_unlocked_chk",
-    "__fread_chk",
-    "__fread_unlocked_chk",
-    "__getdelim",
-    "__isoc99_fscanf",
-    "__isoc99_scanf",
-    "__isoc99_vfscanf",
-    "__uflow",
-    "__underflow",
-    "fgetc",
-    "fgetc_unlocked",
-    "fgets",
-    "fgets_unlocked",
-    "fread",
-    "fread_unlocked",
-    "fscanf",
-    "fseek",
-    "fseeko",
-    "fseeko64",
-    "fsetpos",
-    "fsetpos64",
-    "ftell",
-    "ftello",
-    "ftello64",
-    "getc",
-    "getc_unlocked",
-    "getchar",
-    "getchar_unlocked",
-    "getdelim",
-    "getline",
-    "rewind",
-    "scanf",
-    "vfscanf",
+/* The stream wrappers of interpose.c that only observe (observe_stream())
+ * and call the next function of their own name, which is what a slot gets:
+ * the entry of ioh_real. Not the scanf family: fscanf and scanf call
+ * vfscanf, whose next definition may not be theirs. Sorted by name for the
+ * binary search (tests/integration/test_unhook.sh checks the order). */
+#define TARGET(name) {#name, offsetof(struct ioh_real, name)}
+static const struct target {
+    const char *name;
+    size_t real;                  /* offset of its entry in ioh_real */
+} g_targets[] = {
+    TARGET(_IO_getc),
+    TARGET(__fgets_chk),
+    TARGET(__fgets_unlocked_chk),
+    TARGET(__fread_chk),
+    TARGET(__fread_unlocked_chk),
+    TARGET(__getdelim),
+    TARGET(__isoc99_vfscanf),
+    TARGET(__uflow),
+    TARGET(__underflow),
+    TARGET(fgetc),
+    TARGET(fgetc_unlocked),
+    TARGET(fgets),
+    TARGET(fgets_unlocked),
+    TARGET(fread),
+    TARGET(fread_unlocked),
+    TARGET(fseek),
+    TARGET(fseeko),
+    TARGET(fseeko64),
+    TARGET(fsetpos),
+    TARGET(fsetpos64),
+    TARGET(ftell),
+    TARGET(ftello),
+    TARGET(ftello64),
+    TARGET(getc),
+    TARGET(getc_unlocked),
+    TARGET(getchar),
+    TARGET(getchar_unlocked),
+    TARGET(getdelim),
+    TARGET(getline),
+    TARGET(rewind),
+    TARGET(vfscanf),
 };
+#undef TARGET
 
-#define NNAMES (sizeof g_names / sizeof g_names[0])
+#define NTARGETS (sizeof g_targets / sizeof g_targets[0])
 
-struct span {
-    uintptr_t lo, hi;
-};
-
-struct unhook {
-    struct span self;              /* our own object */
-    void *libc[NNAMES];            /* libc's function (RTLD_NEXT), once looked up */
-    unsigned char state[NNAMES];   /* 0 not looked up, 1 ours in the global scope, 2 not */
-    int patched;
-};
-
-static int find_name(const char *name)
+static int find_target(const char *name)
 {
-    int lo = 0, hi = (int)NNAMES - 1;
+    int lo = 0, hi = (int)NTARGETS - 1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
-        int c = strcmp(name, g_names[mid]);
+        int c = strcmp(name, g_targets[mid].name);
         if (c == 0)
             return mid;
         if (c < 0)
@@ -107,18 +116,21 @@ static int find_name(const char *name)
 }
 
 /* Most names a program imports start with none of these. */
-static int maybe_ours(const char *name)
+static int maybe_target(const char *name)
 {
     switch (name[0]) {
     case '_': return name[1] == 'I' || name[1] == '_';
     case 'f': return name[1] == 'g' || name[1] == 'r' || name[1] == 's' || name[1] == 't';
     case 'g': return name[1] == 'e';
     case 'r': return name[1] == 'e';
-    case 's': return name[1] == 'c';
     case 'v': return name[1] == 'f';
     default: return 0;
     }
 }
+
+struct span {
+    uintptr_t lo, hi;
+};
 
 static struct span span_of(const struct dl_phdr_info *info)
 {
@@ -141,29 +153,21 @@ static int inside(struct span s, uintptr_t p, size_t len)
     return p >= s.lo && p <= s.hi && len <= s.hi - p;
 }
 
+struct unhook {
+    struct span self;              /* our own object */
+    int patched;
+};
+
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     struct unhook *u = arg;
     struct span s = span_of(info);
-    if (inside(s, (uintptr_t)&ioh_unhook_stream_reads, 1)) {
+    if (inside(s, (uintptr_t)ioh_unhook_stream_reads, 1)) {
         u->self = s;
         return 1;
     }
     return 0;
-}
-
-/* Would the program's call of g_names[i] reach our wrapper, and where does
- * libc's function start? The global scope decides the first; RTLD_NEXT from
- * here is the function our wrapper calls. */
-static void *target(struct unhook *u, int i)
-{
-    if (!u->state[i]) {
-        void *first = dlsym(RTLD_DEFAULT, g_names[i]);
-        u->libc[i] = dlsym(RTLD_NEXT, g_names[i]);
-        u->state[i] = first && inside(u->self, (uintptr_t)first, 1) && u->libc[i] ? 1 : 2;
-    }
-    return u->state[i] == 1 ? u->libc[i] : NULL;
 }
 
 /* A pointer from the dynamic section: relocated by ld.so on this target,
@@ -173,6 +177,13 @@ static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) v)
     return v < info->dlpi_addr ? info->dlpi_addr + v : v;
 }
 
+/* One object: every JUMP_SLOT of a target name that ld.so bound to our
+ * wrapper gets the wrapper's own next function. Nothing here takes a lock
+ * or calls into the loader (dl_iterate_phdr holds its lock). Slots in the
+ * RELRO range are left alone: read-only once relocated, or about to be. A
+ * slot not bound to us is left alone: bound elsewhere (another preload, the
+ * object's own definition, a DEEPBIND scope), or not yet bound, when its
+ * first call will ask ld.so (an auditor may want to see it). */
 static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
@@ -208,48 +219,30 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     if (pltrel != DT_RELA || !jmprel || !symtab || !strtab || !inside(obj, jmprel, pltrelsz) ||
         !inside(obj, strtab, strsz))
         return 0;
-    /* The pages ld.so made read-only after relocating (a BIND_NOW object's
-     * GOT is among them): whole pages only, the last partial one stays
-     * writable, as _dl_protect_relro leaves it. */
-    uintptr_t page = (uintptr_t)getauxval(AT_PAGESZ);
-    struct span ro = {relro.lo & ~(page - 1), relro.hi & ~(page - 1)};
     const ElfW(Rela) *rel = (const ElfW(Rela) *)jmprel;
     size_t n = pltrelsz / sizeof *rel;
-    int opened = 0;               /* RELRO pages made writable */
     for (size_t k = 0; k < n; k++) {
         if (ELF64_R_TYPE(rel[k].r_info) != R_X86_64_JUMP_SLOT)
             continue;
         const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab + ELF64_R_SYM(rel[k].r_info);
-        if (!inside(obj, (uintptr_t)sym, sizeof *sym) || sym->st_name >= strsz ||
-            sym->st_shndx != SHN_UNDEF)   /* the object's own definition binds first */
+        if (!inside(obj, (uintptr_t)sym, sizeof *sym) || sym->st_name >= strsz)
             continue;
         const char *name = (const char *)strtab + sym->st_name;
-        if (!maybe_ours(name))
+        if (!maybe_target(name))
             continue;
-        int i = find_name(name);
+        int i = find_target(name);
         if (i < 0)
             continue;
         void **slot = (void **)(info->dlpi_addr + rel[k].r_offset);
-        if (!inside(obj, (uintptr_t)slot, sizeof *slot))
+        if (!inside(obj, (uintptr_t)slot, sizeof *slot) || inside(relro, (uintptr_t)slot, 1))
             continue;
-        void *to = target(u, i);
-        if (!to)
+        void *to = *(void **)((char *)&ioh_real + g_targets[i].real);
+        uintptr_t now = (uintptr_t)__atomic_load_n(slot, __ATOMIC_RELAXED);
+        if (!to || !inside(u->self, now, 1))
             continue;
-        uintptr_t now = (uintptr_t)*slot;
-        /* Bound already: to us, or elsewhere (another preload first). Not
-         * bound yet: it points into its own object's PLT. */
-        if (!inside(u->self, now, 1) && !inside(obj, now, 1))
-            continue;
-        if (!opened && inside(ro, (uintptr_t)slot, sizeof *slot)) {
-            if (ioh_raw3(SYS_mprotect, ro.lo, ro.hi - ro.lo, PROT_READ | PROT_WRITE) != 0)
-                return 0;
-            opened = 1;
-        }
         __atomic_store_n(slot, to, __ATOMIC_RELAXED);
         u->patched++;
     }
-    if (opened)
-        ioh_raw3(SYS_mprotect, ro.lo, ro.hi - ro.lo, PROT_READ);
     return 0;
 }
 
@@ -257,10 +250,15 @@ int ioh_unhook_stream_reads(void)
 {
     struct unhook u;
     memset(&u, 0, sizeof u);
-    if (!dl_iterate_phdr(find_self, &u))
+    if (!ioh_real_ensure() || !dl_iterate_phdr(find_self, &u))
         return 0;
     dl_iterate_phdr(patch_object, &u);
     return u.patched;
+}
+
+const char *ioh_unhook_target_name(unsigned i)
+{
+    return i < NTARGETS ? g_targets[i].name : NULL;
 }
 
 #else
@@ -268,6 +266,12 @@ int ioh_unhook_stream_reads(void)
 int ioh_unhook_stream_reads(void)
 {
     return 0;
+}
+
+const char *ioh_unhook_target_name(unsigned i)
+{
+    (void)i;
+    return NULL;
 }
 
 #endif

@@ -40,6 +40,15 @@ for prog in fortify_read fortify_read_nolfs; do
     done
 done
 
+# fgets with a length beyond its 64-byte buffer: glibc fails only on a line
+# that does not fit, and so must the wrapper (it aborted at once before).
+check_imports "$PROGS/fortify_fgets_over" __fgets_chk
+awk 'NR <= 2000 { print substr($0, 1, 50) }' "$T/d.txt" >"$T/short.txt"
+same_output fgets_over.short -- "$PROGS/fortify_fgets_over" 1000 "$T/short.txt"
+tc_covers "$T/short.txt" --only-ops fgets --chk
+printf 'short\n%s\n' "$(head -c 200 /dev/zero | tr '\0' x)" >"$T/long.txt"
+same_output fgets_over.long --rc 134 -- "$PROGS/fortify_fgets_over" 1000 "$T/long.txt"
+
 # The fortify check itself still works under the shim: a length larger than
 # the buffer aborts with glibc's message ("buffer overflow detected").
 rc=0
