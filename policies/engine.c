@@ -249,6 +249,23 @@ static int hint_of(uint32_t flags)
     }
 }
 
+/* The device's read-ahead: asked at open in a process of one thread, else
+ * at the first decision that needs it. It may read sysfs (once per device
+ * per process), through a descriptor of its own that only a process of one
+ * thread can open without racing the program's own dup2 or close_range; in
+ * a threaded process it is known only if a file on the device asked before.
+ * (Asked only at decisions, it saved a short process the sysfs walk, ~10
+ * us, but index_reader -t 1, which opens its file and then starts its
+ * reader thread, lost the SEQUENTIAL of the loop device: 1.18x slower.) */
+static void learn_device_readahead(struct ioh_pol_file *pf)
+{
+    if (pf->dev_ra_asked)
+        return;
+    int may_read = __libc_single_threaded;
+    pf->dev_ra = ioh_prefetch_device_readahead(pf->dev, may_read);
+    pf->dev_ra_asked = pf->dev_ra != 0 || may_read;
+}
+
 static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o)
 {
     if (atomic_load(&pf->cb) || atomic_load(&pf->dead))
@@ -301,6 +318,11 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     pf->dev = o->dev;
     pf->dev_ra = 0;
     pf->dev_ra_asked = 0;
+    /* Asked now if this process has one thread: a program that starts its
+     * reader threads after opening (index_reader) would otherwise never
+     * know (sysfs is read only in a process of one thread). */
+    if (pf->is_auto && pf->pf_how == IOH_PF_WILLNEED && __libc_single_threaded)
+        learn_device_readahead(pf);
     /* auto decides with the classifier; an explicit `window` follows the
      * window the classifier measures. */
     if (pf->is_auto || (a->flags & IOH_ACT_WINDOW)) {
@@ -488,21 +510,6 @@ static void follow_window(struct ioh_pol_file *pf, const struct ioh_cls_result *
         pf->win_start = (int64_t)r->window_start;
         pf->win_len = len;
     }
-}
-
-/* The device's read-ahead, looked up the first time a decision needs it
- * (most files never do: a process that opens a file and reads a little saved
- * the sysfs walk, ~10 us). It may read sysfs (once per device per process),
- * through a descriptor of its own that only a process of one thread can
- * open without racing the program's own dup2 or close_range; in a threaded
- * process it is known only if a file on the device asked before. */
-static void learn_device_readahead(struct ioh_pol_file *pf)
-{
-    if (pf->dev_ra_asked)
-        return;
-    int may_read = __libc_single_threaded;
-    pf->dev_ra = ioh_prefetch_device_readahead(pf->dev, may_read);
-    pf->dev_ra_asked = pf->dev_ra != 0 || may_read;
 }
 
 /* Decide; 1 if the decision is the one in force (same class, same actions),

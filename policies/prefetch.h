@@ -70,9 +70,28 @@ static inline int ioh_readahead_sysfs_path(unsigned i, unsigned maj, unsigned mi
         {"/sys/dev/block/", "/../bdi/read_ahead_kb"},
         {"/sys/class/bdi/", "/read_ahead_kb"},
     };
-    if (i >= sizeof where / sizeof where[0])
+    if (i >= sizeof where / sizeof where[0] || n < 80)
         return 0;
-    snprintf(buf, n, "%s%u:%u%s", where[i][0], maj, min, where[i][1]);
+    /* Not snprintf: its first call in a process faults libc's printf code in
+     * (~10 us), and this runs at a file's open under auto. */
+    char *p = buf;
+    for (const char *q = where[i][0]; *q;)
+        *p++ = *q++;
+    for (int k = 0; k < 2; k++) {
+        unsigned v = k ? min : maj;
+        char digits[10];
+        int d = 0;
+        do
+            digits[d++] = (char)('0' + v % 10);
+        while ((v /= 10) != 0);
+        while (d)
+            *p++ = digits[--d];
+        if (!k)
+            *p++ = ':';
+    }
+    for (const char *q = where[i][1]; *q;)
+        *p++ = *q++;
+    *p = '\0';
     return 1;
 }
 

@@ -120,6 +120,19 @@ if [ -f "$lib" ]; then
 	t_check "... SEQUENTIAL first, NORMAL once the reads jump" \
 		bash -c "awk '{ for (i = 1; i <= NF; i++) if (\$i ~ /^len=/) printf \"%s \", \$i }' '$O/seqrand.hints' |
 			grep -qx 'len=2 len=0 '"
+	# ... also where the reading thread starts after the open (index_reader
+	# -t 1: sysfs is read only in a process of one thread, at the open).
+	"$T_BIN/gendata" blocks --size 16M --seed 3 "$DIR/blocks.dat" "$DIR/blocks.idx" > /dev/null
+	"$T_BIN/index_reader" --threads 1 "$DIR/blocks.dat" "$DIR/blocks.idx" > "$O/blocks.want"
+	t_evict "$DIR/blocks.dat"
+	LD_PRELOAD=$lib IOHINT_POLICY=auto IOHINT_STATS=1 "$T_BIN/index_reader" --threads 1 \
+		"$DIR/blocks.dat" "$DIR/blocks.idx" > "$O/blocks.out" 2> "$O/blocks.stats"
+	t_check "auto: index_reader -t 1 reads the same" cmp -s "$O/blocks.want" "$O/blocks.out"
+	t_check "... and gets SEQUENTIAL, not the look-ahead" \
+		bash -c "grep -Eq 'hints applied 1,' '$O/blocks.stats' &&
+			! grep -Eq 'prefetch: [1-9][0-9]* requests' '$O/blocks.stats'"
+	rm -f "$DIR/blocks.dat" "$DIR/blocks.idx"
+
 	# ... and lets the program's own hint through when it gives one later
 	# (ours only stood in for it): RANDOM before the random reads.
 	python3 "$switch" hinted "$DIR/data.bin" > "$O/hinted.want"
