@@ -249,19 +249,21 @@ static int hint_of(uint32_t flags)
     }
 }
 
-/* The device's read-ahead: asked at open in a process of one thread, else
- * at the first decision that needs it. It may read sysfs (once per device
- * per process), through a descriptor of its own that only a process of one
- * thread can open without racing the program's own dup2 or close_range; in
- * a threaded process it is known only if a file on the device asked before.
- * (Asked only at decisions, it saved a short process the sysfs walk, ~10
- * us, but index_reader -t 1, which opens its file and then starts its
- * reader thread, lost the SEQUENTIAL of the loop device: 1.18x slower.) */
-static void learn_device_readahead(struct ioh_pol_file *pf)
+/* The device's read-ahead. At open (may_read), in a process of one thread,
+ * it may read sysfs (once per device per process), through a descriptor of
+ * its own that only a process of one thread can open without racing the
+ * program's own dup2 or close_range; at a decision, in a read, only what is
+ * known already (no file opened in the read path). So in a process with
+ * threads at the open it is known only if a file on the device asked
+ * before. (Asked only at decisions, it saved a short process the sysfs
+ * walk, ~15 us, but index_reader -t 1, which opens its file and then starts
+ * its reader thread, lost the SEQUENTIAL of the loop device: 1.18x
+ * slower.) */
+static void learn_device_readahead(struct ioh_pol_file *pf, int may_read)
 {
     if (pf->dev_ra_asked)
         return;
-    int may_read = __libc_single_threaded;
+    may_read = may_read && __libc_single_threaded;
     pf->dev_ra = ioh_prefetch_device_readahead(pf->dev, may_read);
     pf->dev_ra_asked = pf->dev_ra != 0 || may_read;
 }
@@ -321,8 +323,8 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     /* Asked now if this process has one thread: a program that starts its
      * reader threads after opening (index_reader) would otherwise never
      * know (sysfs is read only in a process of one thread). */
-    if (pf->is_auto && pf->pf_how == IOH_PF_WILLNEED && __libc_single_threaded)
-        learn_device_readahead(pf);
+    if (pf->is_auto && pf->pf_how == IOH_PF_WILLNEED)
+        learn_device_readahead(pf, 1);
     /* auto decides with the classifier; an explicit `window` follows the
      * window the classifier measures. */
     if (pf->is_auto || (a->flags & IOH_ACT_WINDOW)) {
@@ -563,7 +565,7 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
         pf->act.window_size = rule->window_size;
     } else {
         if (r.cls == IOH_CLS_SEQUENTIAL && slow && pf->pf_how == IOH_PF_WILLNEED)
-            learn_device_readahead(pf);
+            learn_device_readahead(pf, 0);
         want = auto_actions(&r, slow, pf);
     }
     int same = (int)r.cls == pf->decided && want == pf->act.flags;
@@ -581,7 +583,9 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
     if (hint >= 0 && hint != pf->our_hint && !(pf->act.flags & IOH_ACT_KEEP_HINTS)) {
         apply_hint(fd, o, pf, hint, pf->app_hint >= 0 && pf->app_hint != hint
                                         ? IOH_PACT_OVERRIDE : IOH_PACT_HINT);
-        pf->our_soft = no_hint(pf);
+        /* auto's own choice for a program without a hint (not a rule of
+         * the user's), in force: the program's next hint replaces it. */
+        pf->our_soft = !rule && no_hint(pf) && pf->our_hint == hint;
     }
     if ((want & IOH_ACT_COALESCE) && !(atomic_load(&o->flags) & IOH_OFD_WRITABLE))
         start_coalescing(pf, o);
@@ -952,10 +956,15 @@ int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int adv
     if (pf->our_soft) {
         /* Ours was only standing in for a hint the program had not given:
          * now it has, and the kernel gets it. The next decision starts from
-         * it (and overrides it only if the reads contradict it). */
-        pf->our_soft = 0;
-        pf->our_hint = -1;
-        pf->act.flags &= ~(uint32_t)IOH_ACT_HINT_MASK;
+         * it (and overrides it only if the reads contradict it). The state
+         * is the observer's: changed only if no decision runs meanwhile
+         * (else that one already sees the program's hint). */
+        if (ioh_spin_trylock(&pf->owner)) {
+            pf->our_soft = 0;
+            pf->our_hint = -1;
+            pf->act.flags &= ~(uint32_t)IOH_ACT_HINT_MASK;
+            pf_unlock(pf);
+        }
         return 0;
     }
     int ours = hint_of(pf->act.flags);

@@ -1308,13 +1308,19 @@ static pid_t do_fork(void *caller)
         errno = ENOSYS;
         return -1;
     }
-    ioh_unhook_before_fork();
-    if (!observe())
-        return ioh_real.fork();
+    ioh_unhook_fork_begin();
+    if (!observe()) {
+        pid_t p = ioh_real.fork();
+        int err = errno;
+        ioh_unhook_fork_end(p == 0);
+        errno = err;
+        return p;
+    }
     struct call c;
     enter(&c);
     pid_t p = ioh_real.fork();
     int err = errno;
+    ioh_unhook_fork_end(p == 0);
     if (p != 0)
         record_proc(IOH_OP_FORK, result(p, err), &c, caller);
     leave();
@@ -1342,14 +1348,20 @@ IOH_EXPORT pid_t _Fork(void)
         errno = ENOSYS;
         return -1;
     }
-    ioh_unhook_before_fork();
-    if (!observe())
-        return ioh_real._Fork();
+    ioh_unhook_fork_begin();
+    if (!observe()) {
+        pid_t p = ioh_real._Fork();
+        int err = errno;
+        ioh_unhook_fork_end(p == 0);
+        errno = err;
+        return p;
+    }
     struct call c;
     enter(&c);
     ioh__fork_prepare();
     pid_t p = ioh_real._Fork();
     int err = errno;
+    ioh_unhook_fork_end(p == 0);
     if (p == 0) {
         ioh__fork_child();
     } else {
@@ -1586,15 +1598,21 @@ IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
     void *tls = va_arg(ap, void *);
     pid_t *ctid = va_arg(ap, pid_t *);
     va_end(ap);
-    if (!(flags & CLONE_VM)) {
-        ioh_unhook_before_fork();
-        before_child();
-    }
     if (!real()->clone) {
         errno = ENOSYS;
         return -1;
     }
-    return ioh_real.clone(fn, stack, flags, arg, ptid, tls, ctid);
+    if (flags & CLONE_VM)
+        return ioh_real.clone(fn, stack, flags, arg, ptid, tls, ctid);
+    before_child();
+    /* The child runs fn and never comes back here: only the parent ends
+     * its fork (the child keeps a count that only stops its own rewrite). */
+    ioh_unhook_fork_begin();
+    int r = ioh_real.clone(fn, stack, flags, arg, ptid, tls, ctid);
+    int err = errno;
+    ioh_unhook_fork_end(0);
+    errno = err;
+    return r;
 }
 
 /* execl, execlp, execle: gather the variadic list and go through execv*. */

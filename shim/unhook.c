@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>                /* defines __GLIBC__ on glibc */
+#include <time.h>
 
 #include "log.h"
 #include "lttng.h"
@@ -14,12 +15,36 @@
 #include "state.h"
 #include "trace.h"
 
-atomic_int ioh__unhook_busy;
+#include "raw.h"
 
-void ioh_unhook_fork_wait(void)
+/* The rewrite and the fork wrappers keep out of each other's way, Dekker
+ * style (both sides seq_cst): a fork announces itself in `forking`, then
+ * waits while a rewrite of this process runs; a rewrite announces itself in
+ * `busy` (the pid of its process: a child that inherits the word does not
+ * wait on its parent's rewrite), then gives up if a fork is under way. */
+atomic_int ioh__unhook_busy;
+static atomic_int g_forking;
+
+void ioh_unhook_fork_begin(void)
 {
-    while (atomic_load_explicit(&ioh__unhook_busy, memory_order_acquire))
-        sched_yield();
+    atomic_fetch_add(&g_forking, 1);
+    int me = (int)ioh_raw_getpid();
+    for (unsigned spins = 0; atomic_load(&ioh__unhook_busy) == me; spins++) {
+        if (spins < 1000) {
+            sched_yield();
+        } else {              /* a real-time forker must let the rewrite run */
+            struct timespec ts = {0, 100000};
+            ioh_raw2(SYS_nanosleep, &ts, NULL);
+        }
+    }
+}
+
+void ioh_unhook_fork_end(int in_child)
+{
+    if (in_child)
+        atomic_store(&g_forking, 0);  /* the parent's forks are not the child's */
+    else
+        atomic_fetch_sub(&g_forking, 1);
 }
 
 void ioh_unhook_streams(unsigned calls)
@@ -36,18 +61,25 @@ void ioh_unhook_streams(unsigned calls)
         return;
     int e = errno;
     ioh_sigset saved;
-    ioh_internal_begin(&saved);    /* no handler of ours can run, nor fork, meanwhile */
-    atomic_store(&ioh__unhook_busy, 1);
-    int n = ioh_unhook_stream_reads();
+    ioh_internal_begin(&saved);    /* no handler can run on this thread meanwhile */
+    int n = -1;
+    atomic_store(&ioh__unhook_busy, (int)ioh_raw_getpid());
+    if (atomic_load(&g_forking) == 0)
+        n = ioh_unhook_stream_reads();
     atomic_store(&ioh__unhook_busy, 0);
     ioh_internal_end(&saved);
-    if (ioh_opt_int(IOH_OPT_VERBOSE))
-        ioh_warn("after %u unobserved stream calls, %d stdio call slots go straight to libc",
-                 calls, n);
+    if (ioh_opt_int(IOH_OPT_VERBOSE)) {
+        if (n < 0)
+            ioh_warn("after %u unobserved stream calls, a fork under way: stdio slots left alone",
+                     calls);
+        else
+            ioh_warn("after %u unobserved stream calls, %d stdio call slots go straight to libc",
+                     calls, n);
+    }
     errno = e;
 }
 
-#if defined(__x86_64__) && defined(__GLIBC__)
+#if defined(__x86_64__) && defined(__LP64__) && defined(__GLIBC__)
 
 #include <elf.h>
 #include <link.h>

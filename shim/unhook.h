@@ -34,18 +34,15 @@ void ioh_unhook_streams(unsigned calls);
 /* The rewrite itself; returns how many slots it changed. */
 int ioh_unhook_stream_reads(void);
 
-/* fork, _Fork and clone wait here while a rewrite runs on another thread:
- * dl_iterate_phdr holds the loader's write lock meanwhile, and a child
- * forked then would inherit it held (glibc's fork resets only the other
- * loader locks). Never set for long: one pass over the loaded objects. */
+/* fork, _Fork and clone bracket the real call with these: a fork waits
+ * while a rewrite runs in this process, and a rewrite does not start while
+ * a fork is under way (it gives up for good). dl_iterate_phdr holds the
+ * loader's write lock during a rewrite, and glibc's fork does not reset
+ * that lock in the child. glibc's own forks (daemon, forkpty) are not
+ * seen. */
 extern atomic_int ioh__unhook_busy;
-void ioh_unhook_fork_wait(void);
-
-static inline void ioh_unhook_before_fork(void)
-{
-    if (__builtin_expect(atomic_load_explicit(&ioh__unhook_busy, memory_order_acquire), 0))
-        ioh_unhook_fork_wait();
-}
+void ioh_unhook_fork_begin(void);
+void ioh_unhook_fork_end(int in_child);
 
 /* For tests: the i-th name the rewrite looks for, in order; NULL past the end. */
 const char *ioh_unhook_target_name(unsigned i);

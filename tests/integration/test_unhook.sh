@@ -111,6 +111,16 @@ for prog in unhook_probe unhook_probe_now; do
     done
 done
 
+# A fork under way when the rewrite starts: the rewrite gives up, and the
+# child can fork again (it once spun for ever).
+for envs in "LD_PRELOAD=$IOHINT_LIB" "LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto"; do
+    CASES=$((CASES + 1))
+    # shellcheck disable=SC2086
+    env $envs "$PROGS/unhook_forkrace" >"$T/forkrace.out" 2>&1 || true
+    grep -qx "child exited 0" "$T/forkrace.out" ||
+        { show "$T/forkrace.out"; fail "forkrace ($envs): the child did not fork again"; }
+done
+
 # A library linked into the program defines getline (upper-casing): the
 # program gets it, traced (the wrapper calls the next getline, not libc's
 # getdelim) and after the rewrite alike.
