@@ -1301,6 +1301,17 @@ static void record_proc(uint16_t op, int64_t ret, const struct call *c, void *ca
     record(op, -1, NULL, -1, 0, ret, 0, c, caller);
 }
 
+/* A fork the shim does not observe: only the end of the rewrite's handshake
+ * (unhook.h), begun by the caller. */
+static pid_t fork_unobserved(pid_t (*fn)(void))
+{
+    pid_t p = fn();
+    int err = errno;
+    ioh_unhook_fork_end(p == 0);
+    errno = err;
+    return p;
+}
+
 /* fork runs our atfork handlers (init.c), which keep the state right. */
 static pid_t do_fork(void *caller)
 {
@@ -1309,13 +1320,8 @@ static pid_t do_fork(void *caller)
         return -1;
     }
     ioh_unhook_fork_begin();
-    if (!observe()) {
-        pid_t p = ioh_real.fork();
-        int err = errno;
-        ioh_unhook_fork_end(p == 0);
-        errno = err;
-        return p;
-    }
+    if (!observe())
+        return fork_unobserved(ioh_real.fork);
     struct call c;
     enter(&c);
     pid_t p = ioh_real.fork();
@@ -1349,13 +1355,8 @@ IOH_EXPORT pid_t _Fork(void)
         return -1;
     }
     ioh_unhook_fork_begin();
-    if (!observe()) {
-        pid_t p = ioh_real._Fork();
-        int err = errno;
-        ioh_unhook_fork_end(p == 0);
-        errno = err;
-        return p;
-    }
+    if (!observe())
+        return fork_unobserved(ioh_real._Fork);
     struct call c;
     enter(&c);
     ioh__fork_prepare();
