@@ -1,0 +1,1 @@
+/work/main/build/analyzer/iohint compare --cold -n 7 -p none -p auto --evict FILE (each of the 19 data files under /var/tmp/iohint-data/small) --json -- /work/main/build/examples/wrong_hint --hint sequential /var/tmp/iohint-bench/net/bytes.bin

@@ -1,0 +1,1 @@
+/work/main/build/analyzer/iohint compare --cold -n 7 -p none -p auto -p coalesce --json -- /work/main/build/examples/tiny_reads --mode read /var/tmp/iohint-data/small/ints.bin

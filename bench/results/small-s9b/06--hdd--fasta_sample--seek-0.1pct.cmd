@@ -1,0 +1,1 @@
+/work/main/build/analyzer/iohint compare --cold -n 7 -p none -p auto -p prefetch -p random --evict FILE (each of the 19 data files under /var/tmp/iohint-data/small) --json -- /work/main/build/examples/fasta_sample --method seek --fraction 0.1% --records 12952 /var/tmp/iohint-bench/hdd/est.fa

@@ -1,0 +1,1 @@
+/work/main/build/analyzer/iohint compare --cold -n 7 -p none -p auto -p coalesce -p prefetch --json -- /work/main/build/examples/chunk_reader --io pread /var/tmp/iohint-bench/loop/bytes.bin /var/tmp/iohint-bench/loop/chunks-sparse.txt

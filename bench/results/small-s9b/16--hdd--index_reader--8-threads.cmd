@@ -1,0 +1,1 @@
+/work/main/build/analyzer/iohint compare --cold -n 7 -p none -p auto -p prefetch --evict FILE (each of the 19 data files under /var/tmp/iohint-data/small) --json -- /work/main/build/examples/index_reader --threads 8 /var/tmp/iohint-bench/hdd/blocks.dat /var/tmp/iohint-bench/hdd/blocks.idx

@@ -1,0 +1,1 @@
+/work/main/build/analyzer/iohint compare --cold -n 7 -p none -p auto -p prefetch --json -- /work/main/build/examples/index_reader --threads 8 /var/tmp/iohint-data/small/blocks.dat /var/tmp/iohint-data/small/blocks.idx

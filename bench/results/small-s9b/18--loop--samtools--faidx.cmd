@@ -1,0 +1,1 @@
+/work/main/build/analyzer/iohint compare --cold -n 7 -p none -p auto -p prefetch --json -- /usr/bin/samtools faidx -r /var/tmp/iohint-bench/loop/sam/regions-faidx.txt /var/tmp/iohint-bench/loop/sam/ref.fa
