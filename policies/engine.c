@@ -960,9 +960,13 @@ int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int adv
          * is the observer's: changed only if no decision runs meanwhile
          * (else that one already sees the program's hint). */
         if (ioh_spin_trylock(&pf->owner)) {
-            pf->our_soft = 0;
-            pf->our_hint = -1;
-            pf->act.flags &= ~(uint32_t)IOH_ACT_HINT_MASK;
+            /* Released (and maybe handed to another file) since we loaded
+             * it: not ours to change. */
+            if (atomic_load_explicit(&o->pol, memory_order_relaxed) == pf) {
+                pf->our_soft = 0;
+                pf->our_hint = -1;
+                pf->act.flags &= ~(uint32_t)IOH_ACT_HINT_MASK;
+            }
             pf_unlock(pf);
         }
         return 0;

@@ -3064,7 +3064,18 @@ IOH_EXPORT long syscall(long n, ...)
     }
     if (ioh_tls.internal && (n == SYS_read || n == SYS_write || n == SYS_close))
         a = ioh_fd_relocated((int)a);   /* libunwind validating memory through its pipe */
-    if (ioh_real.syscall)
-        return ioh_real.syscall(n, a, b, c, d, e, f);
-    return raw_result(ioh_raw6(n, a, b, c, d, e, f));
+    /* A new process made by hand: the stdio rewrite's handshake (unhook.h),
+     * in every mode. A child on a stack of its own never comes back here. */
+    int forks = (n == SYS_clone && !(a & CLONE_VM)) ||
+                (n == SYS_clone3 && a && !(*(const uint64_t *)a & CLONE_VM));
+    if (forks)
+        ioh_unhook_fork_begin();
+    long r = ioh_real.syscall ? ioh_real.syscall(n, a, b, c, d, e, f)
+                              : raw_result(ioh_raw6(n, a, b, c, d, e, f));
+    if (forks) {
+        int err = errno;
+        ioh_unhook_fork_end(r == 0);
+        errno = err;
+    }
+    return r;
 }

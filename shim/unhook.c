@@ -29,7 +29,10 @@ void ioh_unhook_fork_begin(void)
 {
     atomic_fetch_add(&g_forking, 1);
     int me = (int)ioh_raw_getpid();
-    for (unsigned spins = 0; atomic_load(&ioh__unhook_busy) == me; spins++) {
+    /* A rewrite takes microseconds. A wait of a second means a word left
+     * over from elsewhere (a raw clone's child keeps its parent's): go on
+     * rather than hang. */
+    for (unsigned spins = 0; atomic_load(&ioh__unhook_busy) == me && spins < 11000; spins++) {
         if (spins < 1000) {
             sched_yield();
         } else {              /* a real-time forker must let the rewrite run */
@@ -41,10 +44,12 @@ void ioh_unhook_fork_begin(void)
 
 void ioh_unhook_fork_end(int in_child)
 {
-    if (in_child)
-        atomic_store(&g_forking, 0);  /* the parent's forks are not the child's */
-    else
+    if (in_child) {           /* one thread, and the parent's words are not its own */
+        atomic_store(&g_forking, 0);
+        atomic_store(&ioh__unhook_busy, 0);
+    } else {
         atomic_fetch_sub(&g_forking, 1);
+    }
 }
 
 void ioh_unhook_streams(unsigned calls)
@@ -62,11 +67,7 @@ void ioh_unhook_streams(unsigned calls)
     int e = errno;
     ioh_sigset saved;
     ioh_internal_begin(&saved);    /* no handler can run on this thread meanwhile */
-    int n = -1;
-    atomic_store(&ioh__unhook_busy, (int)ioh_raw_getpid());
-    if (atomic_load(&g_forking) == 0)
-        n = ioh_unhook_stream_reads();
-    atomic_store(&ioh__unhook_busy, 0);
+    int n = ioh_unhook_stream_reads();
     ioh_internal_end(&saved);
     if (ioh_opt_int(IOH_OPT_VERBOSE)) {
         if (n < 0)
@@ -187,19 +188,36 @@ static int inside(struct span s, uintptr_t p, size_t len)
 
 struct unhook {
     struct span self;              /* our own object */
+    int announced;                 /* busy set, under the loader's lock */
+    int gave_up;                   /* a fork was under way */
     int patched;
 };
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+/* Our own object's span, from its ELF header (the linker's __ehdr_start):
+ * no call into the loader. */
+extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+
+static struct span self_span(void)
 {
-    (void)size;
-    struct unhook *u = arg;
-    struct span s = span_of(info);
-    if (inside(s, (uintptr_t)ioh_unhook_stream_reads, 1)) {
-        u->self = s;
-        return 1;
+    const ElfW(Ehdr) *eh = &__ehdr_start;
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+    uintptr_t bias = 0;
+    int have_bias = 0;
+    struct span s = {UINTPTR_MAX, 0};
+    for (int i = 0; i < eh->e_phnum; i++) {
+        if (ph[i].p_type != PT_LOAD)
+            continue;
+        if (!have_bias) {         /* the first PT_LOAD maps the header */
+            bias = (uintptr_t)eh - (ph[i].p_vaddr - ph[i].p_offset);
+            have_bias = 1;
+        }
+        uintptr_t lo = bias + ph[i].p_vaddr, hi = lo + ph[i].p_memsz;
+        if (lo < s.lo)
+            s.lo = lo;
+        if (hi > s.hi)
+            s.hi = hi;
     }
-    return 0;
+    return s;
 }
 
 /* A pointer from the dynamic section: relocated by ld.so on this target,
@@ -220,6 +238,17 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     struct unhook *u = arg;
+    if (!u->announced) {
+        /* Now that this thread holds the loader's lock, a fork can wait for
+         * the rewrite without waiting for a lock it holds itself (a fork
+         * from another dl_iterate_phdr callback). */
+        atomic_store(&ioh__unhook_busy, (int)ioh_raw_getpid());
+        u->announced = 1;
+        if (atomic_load(&g_forking) != 0) {
+            u->gave_up = 1;
+            return 1;
+        }
+    }
     struct span obj = span_of(info);
     if (obj.lo == u->self.lo || obj.hi <= obj.lo)
         return 0;
@@ -282,10 +311,14 @@ int ioh_unhook_stream_reads(void)
 {
     struct unhook u;
     memset(&u, 0, sizeof u);
-    if (!ioh_real_ensure() || !dl_iterate_phdr(find_self, &u))
+    u.self = self_span();
+    if (!ioh_real_ensure() || u.self.hi <= u.self.lo ||
+        !inside(u.self, (uintptr_t)ioh_unhook_stream_reads, 1))
         return 0;
     dl_iterate_phdr(patch_object, &u);
-    return u.patched;
+    if (u.announced)
+        atomic_store(&ioh__unhook_busy, 0);
+    return u.gave_up ? -1 : u.patched;
 }
 
 const char *ioh_unhook_target_name(unsigned i)

@@ -31,7 +31,8 @@
  * blocked and the thread marked internal meanwhile; errno is kept. */
 void ioh_unhook_streams(unsigned calls);
 
-/* The rewrite itself; returns how many slots it changed. */
+/* The rewrite itself; returns how many slots it changed, -1 if it gave up
+ * for a fork under way. */
 int ioh_unhook_stream_reads(void);
 
 /* fork, _Fork and clone bracket the real call with these: a fork waits

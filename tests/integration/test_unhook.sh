@@ -121,6 +121,21 @@ for envs in "LD_PRELOAD=$IOHINT_LIB" "LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto"
         { show "$T/forkrace.out"; fail "forkrace ($envs): the child did not fork again"; }
 done
 
+# A fork from a dl_iterate_phdr callback (the loader's lock held) while the
+# rewrite starts: the rewrite waits for the lock before it announces itself,
+# so the fork does not wait for it (both hung once).
+for envs in "LD_PRELOAD=$IOHINT_LIB" "LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto"; do
+    CASES=$((CASES + 1))
+    t0=$(date +%s%N)
+    # shellcheck disable=SC2086
+    timeout -k 2 10 env $envs "$PROGS/unhook_cbfork" >"$T/cbfork.out" 2>&1 || true
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    grep -qx "done" "$T/cbfork.out" ||
+        { show "$T/cbfork.out"; fail "cbfork ($envs): hung or failed"; }
+    # 0.35 s of sleeps; a fork that waited for the rewrite gives up after ~1 s
+    [[ $ms -lt 1000 ]] || fail "cbfork ($envs): took $ms ms: the fork waited for the rewrite"
+done
+
 # A library linked into the program defines getline (upper-casing): the
 # program gets it, traced (the wrapper calls the next getline, not libc's
 # getdelim) and after the rewrite alike.
