@@ -1302,13 +1302,11 @@ static void record_proc(uint16_t op, int64_t ret, const struct call *c, void *ca
 }
 
 /* A fork the shim does not observe: only the end of the rewrite's handshake
- * (unhook.h), begun by the caller. */
+ * (unhook.h, which keeps errno), begun by the caller. */
 static pid_t fork_unobserved(pid_t (*fn)(void))
 {
     pid_t p = fn();
-    int err = errno;
     ioh_unhook_fork_end(p == 0);
-    errno = err;
     return p;
 }
 
@@ -1610,9 +1608,7 @@ IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
      * its fork (the child keeps a count that only stops its own rewrite). */
     ioh_unhook_fork_begin();
     int r = ioh_real.clone(fn, stack, flags, arg, ptid, tls, ctid);
-    int err = errno;
     ioh_unhook_fork_end(0);
-    errno = err;
     return r;
 }
 
@@ -1989,13 +1985,6 @@ static inline void stream_passed(void)
         ioh_unhook_streams(UNHOOK_AFTER);
 }
 
-/* The process mode when it is settled, on or off (not initialising, not
- * after our destructor). */
-static inline int mode_settled(int m)
-{
-    return m == IOH_MODE_OFF || m == IOH_MODE_ACTIVE;
-}
-
 /* Stream wrappers only record events: with neither a trace nor LTTng there
  * is nothing to do per call, and a 4-byte fread must stay a 4-byte fread
  * (streams never get lazy offsets: fopen and fdopen mark their description
@@ -2009,7 +1998,7 @@ static inline int observe_stream(void)
         return 1;
     /* Counted only when the mode really is settled: while init runs on
      * another thread, ioh_ensure_init answers "off" for the moment. */
-    if (mode_settled(atomic_load_explicit(&ioh_mode, memory_order_relaxed)))
+    if (ioh_mode_settled(atomic_load_explicit(&ioh_mode, memory_order_relaxed)))
         stream_passed();
     return 0;
 }
@@ -2068,7 +2057,7 @@ IOH_EXPORT size_t fread(void *ptr, size_t size, size_t n, FILE *f)
 {
     size_t (*fn)(void *, size_t, size_t, FILE *) = ioh_real.fread;
     if (__builtin_expect(fn != NULL && !ioh_trace_enabled() && !ioh__lttng_emit &&
-                         mode_settled(atomic_load_explicit(&ioh_mode, memory_order_relaxed)),
+                         ioh_mode_settled(atomic_load_explicit(&ioh_mode, memory_order_relaxed)),
                          1)) {
         stream_passed();
         return fn(ptr, size, n, f);
@@ -2080,7 +2069,7 @@ IOH_EXPORT size_t fread_unlocked(void *ptr, size_t size, size_t n, FILE *f)
 {
     size_t (*fn)(void *, size_t, size_t, FILE *) = ioh_real.fread_unlocked;
     if (__builtin_expect(fn != NULL && !ioh_trace_enabled() && !ioh__lttng_emit &&
-                         mode_settled(atomic_load_explicit(&ioh_mode, memory_order_relaxed)),
+                         ioh_mode_settled(atomic_load_explicit(&ioh_mode, memory_order_relaxed)),
                          1)) {
         stream_passed();
         return fn(ptr, size, n, f);
@@ -3072,10 +3061,7 @@ IOH_EXPORT long syscall(long n, ...)
         ioh_unhook_fork_begin();
     long r = ioh_real.syscall ? ioh_real.syscall(n, a, b, c, d, e, f)
                               : raw_result(ioh_raw6(n, a, b, c, d, e, f));
-    if (forks) {
-        int err = errno;
+    if (forks)
         ioh_unhook_fork_end(r == 0);
-        errno = err;
-    }
     return r;
 }

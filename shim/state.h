@@ -92,6 +92,14 @@ enum ioh_mode {
 
 extern _Atomic int ioh_mode;
 
+/* The mode once settled, on or off: not before or during init (a thread
+ * that finds init running elsewhere is told "off" for the moment), not
+ * after the destructor. */
+static inline int ioh_mode_settled(int m)
+{
+    return m == IOH_MODE_OFF || m == IOH_MODE_ACTIVE;
+}
+
 /* For process-wide variables that every process writes at start (the mode,
  * the table of next symbols, the options, ...): they go to .data, right
  * after the GOT, into a page the loader has already written (it relocates

@@ -2,7 +2,6 @@
 #include "unhook.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>                /* defines __GLIBC__ on glibc */
@@ -34,7 +33,7 @@ void ioh_unhook_fork_begin(void)
      * rather than hang. */
     for (unsigned spins = 0; atomic_load(&ioh__unhook_busy) == me && spins < 11000; spins++) {
         if (spins < 1000) {
-            sched_yield();
+            ioh_raw0(SYS_sched_yield);
         } else {              /* a real-time forker must let the rewrite run */
             struct timespec ts = {0, 100000};
             ioh_raw2(SYS_nanosleep, &ts, NULL);
@@ -58,8 +57,7 @@ void ioh_unhook_streams(unsigned calls)
     /* The caller counted calls that passed through; make sure they did so
      * for good (not while init ran on another thread, which hands out a
      * stand-in "off"), before the one and only try. */
-    int mode = atomic_load(&ioh_mode);
-    if ((mode != IOH_MODE_OFF && mode != IOH_MODE_ACTIVE) || ioh_trace_enabled() ||
+    if (!ioh_mode_settled(atomic_load(&ioh_mode)) || ioh_trace_enabled() ||
         ioh__lttng_emit != NULL || ioh_opt_int(IOH_OPT_DISABLE))
         return;
     if (atomic_exchange(&done, 1))
@@ -90,7 +88,7 @@ void ioh_unhook_streams(unsigned calls)
  * and call the next function of their own name, which is what a slot gets:
  * the entry of ioh_real. Not the scanf family: fscanf and scanf call
  * vfscanf, whose next definition may not be theirs. Sorted by name for the
- * binary search (tests/integration/test_unhook.sh checks the order). */
+ * binary search (tests/unit/test_unhook.c checks the order). */
 #define TARGET(name) {#name, offsetof(struct ioh_real, name)}
 static const struct target {
     const char *name;
@@ -148,37 +146,29 @@ static int find_target(const char *name)
     return -1;
 }
 
-/* Most names a program imports start with none of these. */
-static int maybe_target(const char *name)
-{
-    switch (name[0]) {
-    case '_': return name[1] == 'I' || name[1] == '_';
-    case 'f': return name[1] == 'g' || name[1] == 'r' || name[1] == 's' || name[1] == 't';
-    case 'g': return name[1] == 'e';
-    case 'r': return name[1] == 'e';
-    case 'v': return name[1] == 'f';
-    default: return 0;
-    }
-}
-
 struct span {
     uintptr_t lo, hi;
 };
 
-static struct span span_of(const struct dl_phdr_info *info)
+/* What an object's PT_LOAD segments cover, loaded at `bias`. */
+static struct span load_span(uintptr_t bias, const ElfW(Phdr) *ph, int phnum)
 {
     struct span s = {UINTPTR_MAX, 0};
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
-        if (p->p_type != PT_LOAD)
+    for (int i = 0; i < phnum; i++) {
+        if (ph[i].p_type != PT_LOAD)
             continue;
-        uintptr_t lo = info->dlpi_addr + p->p_vaddr, hi = lo + p->p_memsz;
+        uintptr_t lo = bias + ph[i].p_vaddr, hi = lo + ph[i].p_memsz;
         if (lo < s.lo)
             s.lo = lo;
         if (hi > s.hi)
             s.hi = hi;
     }
     return s;
+}
+
+static struct span span_of(const struct dl_phdr_info *info)
+{
+    return load_span(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum);
 }
 
 static int inside(struct span s, uintptr_t p, size_t len)
@@ -201,23 +191,10 @@ static struct span self_span(void)
 {
     const ElfW(Ehdr) *eh = &__ehdr_start;
     const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
-    uintptr_t bias = 0;
-    int have_bias = 0;
-    struct span s = {UINTPTR_MAX, 0};
-    for (int i = 0; i < eh->e_phnum; i++) {
-        if (ph[i].p_type != PT_LOAD)
-            continue;
-        if (!have_bias) {         /* the first PT_LOAD maps the header */
-            bias = (uintptr_t)eh - (ph[i].p_vaddr - ph[i].p_offset);
-            have_bias = 1;
-        }
-        uintptr_t lo = bias + ph[i].p_vaddr, hi = lo + ph[i].p_memsz;
-        if (lo < s.lo)
-            s.lo = lo;
-        if (hi > s.hi)
-            s.hi = hi;
-    }
-    return s;
+    for (int i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD)   /* the first PT_LOAD maps the header */
+            return load_span((uintptr_t)eh - (ph[i].p_vaddr - ph[i].p_offset), ph, eh->e_phnum);
+    return (struct span){UINTPTR_MAX, 0};
 }
 
 /* A pointer from the dynamic section: relocated by ld.so on this target,
@@ -288,10 +265,7 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
         const ElfW(Sym) *sym = (const ElfW(Sym) *)symtab + ELF64_R_SYM(rel[k].r_info);
         if (!inside(obj, (uintptr_t)sym, sizeof *sym) || sym->st_name >= strsz)
             continue;
-        const char *name = (const char *)strtab + sym->st_name;
-        if (!maybe_target(name))
-            continue;
-        int i = find_target(name);
+        int i = find_target((const char *)strtab + sym->st_name);
         if (i < 0)
             continue;
         void **slot = (void **)(info->dlpi_addr + rel[k].r_offset);

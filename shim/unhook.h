@@ -42,7 +42,7 @@ int ioh_unhook_stream_reads(void);
  * that lock in the child. glibc's own forks (daemon, forkpty) are not
  * seen. */
 extern atomic_int ioh__unhook_busy;
-void ioh_unhook_fork_begin(void);
+void ioh_unhook_fork_begin(void);      /* both keep errno: raw calls, atomics */
 void ioh_unhook_fork_end(int in_child);
 
 /* For tests: the i-th name the rewrite looks for, in order; NULL past the end. */
