@@ -88,15 +88,19 @@ static int parse_plain(enum ioh_opt_type type, const char *s, int64_t *num)
     return 0;
 }
 
+/* ASCII only: toupper would fault libc's ctype table in at start. */
+static char upper(char c)
+{
+    return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
+
 /* If e, an environment entry after its "IOHINT_", sets the option `name` (in
  * upper case), its value, else NULL. */
 static const char *env_value(const char *e, const char *name)
 {
-    for (; *name; name++, e++) {
-        char c = *name >= 'a' && *name <= 'z' ? (char)(*name - 'a' + 'A') : *name;
-        if (*e != c)
+    for (; *name; name++, e++)
+        if (*e != upper(*name))
             return NULL;
-    }
     return *e == '=' ? e + 1 : NULL;
 }
 
@@ -152,8 +156,7 @@ void ioh_options_load(void)
             continue;
         char env[64] = "IOHINT_";
         for (size_t i = 0; d->name[i] && i + 8 < sizeof env; i++)
-            env[7 + i] = d->name[i] >= 'a' && d->name[i] <= 'z'
-                             ? (char)(d->name[i] - 'a' + 'A') : d->name[i];
+            env[7 + i] = upper(d->name[i]);
         if (d->type == IOH_OPT_PATH && !(v = secure_getenv(env)))
             continue;
         int64_t num = 0;
