@@ -491,6 +491,13 @@ void *ioh__trace_reserve_slow(size_t bytes)
     int idx;
     if (atomic_load_explicit(&ioh_trace.full, memory_order_relaxed) ||
         (idx = claim_segment(t)) < 0) {
+        /* No segment: the fast path must not go on adding to the offset of
+         * the last one. 2^32 bytes of dropped events later (67 M of 64
+         * bytes) the offset carried into the segment index, and the next
+         * record was written past the file's mapping: a traced program
+         * reading on after IOHINT_TRACE_MAX crashed (found by
+         * capture_forkrace). Zero sends every reserve here, to be dropped. */
+        __atomic_store_n(&t->cursor, 0, __ATOMIC_RELAXED);
         count_drop();
         return NULL;
     }

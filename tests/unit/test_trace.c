@@ -282,6 +282,24 @@ static void size_bound_truncates_explicitly(void **state)
     assert_true(st.st_size <= 512 * 1024);
 }
 
+/* Past the bound every record is dropped, however many: the thread's
+ * cursor kept growing by each dropped record's size until it carried into
+ * the segment index (after 2^32 bytes), and a record then went past the
+ * end of the mapping (a program traced to IOHINT_TRACE_MAX crashed). */
+static void records_past_the_bound_stay_dropped(void **state)
+{
+    (void)state;
+    start("512K");
+    int total = 0;
+    while (put_event(IOH_OP_READ, total, 1, 0))
+        total++;
+    enum { BIG = 4096, TRIES = (1u << 20) + 4096 };   /* > 2^32 bytes in all */
+    for (unsigned i = 0; i < TRIES; i++)
+        if (ioh_trace_reserve(BIG) != NULL)
+            fail_msg("record %u of %d bytes past the bound was given space", i, BIG);
+    assert_int_equal(ioh_trace.hdr->dropped_events, (uint64_t)TRIES + 1);
+}
+
 /* A bound below the first chunk (header and 4 segments) means the first
  * chunk: tracing stays on (it was turned off with a false "no space"). */
 static void tiny_bound_means_the_smallest_trace(void **state)
@@ -438,6 +456,7 @@ int main(void)
         cmocka_unit_test(timestamps_follow_the_clock),
         cmocka_unit_test(threads_merge_in_time_order),
         cmocka_unit_test(size_bound_truncates_explicitly),
+        cmocka_unit_test(records_past_the_bound_stay_dropped),
         cmocka_unit_test(tiny_bound_means_the_smallest_trace),
         cmocka_unit_test(fork_child_gets_its_own_file),
         cmocka_unit_test(sigkill_loses_nothing_committed),
