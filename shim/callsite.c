@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "ioh_config.h"
+#include "loaderguard.h"
 #include "log.h"
 #include "options.h"
 #include "raw.h"
@@ -92,11 +93,14 @@ static void capture(struct site *s, void *caller)
 {
     uintptr_t buf[MAX_FRAMES + 8];
     int n = 0;
-    if (g_backtrace) {
+    /* libunwind finds each frame's unwind tables with dl_iterate_phdr; not
+     * while a fork is under way (loaderguard.h): the caller alone then. */
+    if (g_backtrace && ioh_loader_enter()) {
         ioh_sigset saved;
         ioh_internal_begin(&saved);
         n = g_backtrace((void **)buf, MAX_FRAMES + 8);
         ioh_internal_end(&saved);
+        ioh_loader_leave();
     }
     /* Drop the shim's own frames: start at the caller's return address. */
     int first = -1;
@@ -266,7 +270,12 @@ static void announce(uint32_t id, struct site *s, uint64_t t)
         memset(&fr[i], 0, sizeof fr[i]);
         /* A return address points after the call; look up the call itself. */
         struct frame_name f = {.pc = s->frames[i] - 1};
-        if (dl_iterate_phdr(name_frame_cb, &f)) {
+        int named = 0;
+        if (ioh_loader_enter()) {      /* else unnamed: a fork is under way */
+            named = dl_iterate_phdr(name_frame_cb, &f);
+            ioh_loader_leave();
+        }
+        if (named) {
             fr[i].mod = f.mod;
             fr[i].base = f.base;
             fr[i].sym = f.sym;

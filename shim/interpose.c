@@ -47,6 +47,7 @@
 #include "real.h"
 #include "state.h"
 #include "trace.h"
+#include "loaderguard.h"
 #include "unhook.h"
 
 #define IOH_EXPORT __attribute__((visibility("default")))
@@ -1301,12 +1302,13 @@ static void record_proc(uint16_t op, int64_t ret, const struct call *c, void *ca
     record(op, -1, NULL, -1, 0, ret, 0, c, caller);
 }
 
-/* A fork the shim does not observe: only the end of the rewrite's handshake
- * (unhook.h, which keeps errno), begun by the caller. */
+/* A fork the shim does not observe: only the end of the handshake with the
+ * shim's calls into the loader (loaderguard.h, which keeps errno), begun by
+ * the caller. */
 static pid_t fork_unobserved(pid_t (*fn)(void))
 {
     pid_t p = fn();
-    ioh_unhook_fork_end(p == 0);
+    ioh_loader_fork_end(p == 0);
     return p;
 }
 
@@ -1317,14 +1319,14 @@ static pid_t do_fork(void *caller)
         errno = ENOSYS;
         return -1;
     }
-    ioh_unhook_fork_begin();
+    ioh_loader_fork_begin();
     if (!observe())
         return fork_unobserved(ioh_real.fork);
     struct call c;
     enter(&c);
     pid_t p = ioh_real.fork();
     int err = errno;
-    ioh_unhook_fork_end(p == 0);
+    ioh_loader_fork_end(p == 0);
     if (p != 0)
         record_proc(IOH_OP_FORK, result(p, err), &c, caller);
     leave();
@@ -1352,7 +1354,7 @@ IOH_EXPORT pid_t _Fork(void)
         errno = ENOSYS;
         return -1;
     }
-    ioh_unhook_fork_begin();
+    ioh_loader_fork_begin();
     if (!observe())
         return fork_unobserved(ioh_real._Fork);
     struct call c;
@@ -1360,7 +1362,7 @@ IOH_EXPORT pid_t _Fork(void)
     ioh__fork_prepare();
     pid_t p = ioh_real._Fork();
     int err = errno;
-    ioh_unhook_fork_end(p == 0);
+    ioh_loader_fork_end(p == 0);
     if (p == 0) {
         ioh__fork_child();
     } else {
@@ -1606,9 +1608,9 @@ IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
     before_child();
     /* The child runs fn and never comes back here: only the parent ends
      * its fork (the child keeps a count that only stops its own rewrite). */
-    ioh_unhook_fork_begin();
+    ioh_loader_fork_begin();
     int r = ioh_real.clone(fn, stack, flags, arg, ptid, tls, ctid);
-    ioh_unhook_fork_end(0);
+    ioh_loader_fork_end(0);
     return r;
 }
 
@@ -3053,15 +3055,15 @@ IOH_EXPORT long syscall(long n, ...)
     }
     if (ioh_tls.internal && (n == SYS_read || n == SYS_write || n == SYS_close))
         a = ioh_fd_relocated((int)a);   /* libunwind validating memory through its pipe */
-    /* A new process made by hand: the stdio rewrite's handshake (unhook.h),
-     * in every mode. A child on a stack of its own never comes back here. */
+    /* A new process made by hand: the handshake with the shim's calls into
+     * the loader (loaderguard.h), in every mode. A child on a stack of its own never comes back here. */
     int forks = (n == SYS_clone && !(a & CLONE_VM)) ||
                 (n == SYS_clone3 && a && !(*(const uint64_t *)a & CLONE_VM));
     if (forks)
-        ioh_unhook_fork_begin();
+        ioh_loader_fork_begin();
     long r = ioh_real.syscall ? ioh_real.syscall(n, a, b, c, d, e, f)
                               : raw_result(ioh_raw6(n, a, b, c, d, e, f));
     if (forks)
-        ioh_unhook_fork_end(r == 0);
+        ioh_loader_fork_end(r == 0);
     return r;
 }

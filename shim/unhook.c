@@ -7,6 +7,7 @@
 #include <stdint.h>                /* defines __GLIBC__ on glibc */
 #include <time.h>
 
+#include "loaderguard.h"
 #include "log.h"
 #include "lttng.h"
 #include "options.h"
@@ -15,41 +16,6 @@
 #include "trace.h"
 
 #include "raw.h"
-
-/* The rewrite and the fork wrappers keep out of each other's way, Dekker
- * style (both sides seq_cst): a fork announces itself in `forking`, then
- * waits while a rewrite of this process runs; a rewrite announces itself in
- * `busy` (the pid of its process: a child that inherits the word does not
- * wait on its parent's rewrite), then gives up if a fork is under way. */
-atomic_int ioh__unhook_busy;
-static atomic_int g_forking;
-
-void ioh_unhook_fork_begin(void)
-{
-    atomic_fetch_add(&g_forking, 1);
-    int me = (int)ioh_raw_getpid();
-    /* A rewrite takes microseconds. A wait of a second means a word left
-     * over from elsewhere (a raw clone's child keeps its parent's): go on
-     * rather than hang. */
-    for (unsigned spins = 0; atomic_load(&ioh__unhook_busy) == me && spins < 11000; spins++) {
-        if (spins < 1000) {
-            ioh_raw0(SYS_sched_yield);
-        } else {              /* a real-time forker must let the rewrite run */
-            struct timespec ts = {0, 100000};
-            ioh_raw2(SYS_nanosleep, &ts, NULL);
-        }
-    }
-}
-
-void ioh_unhook_fork_end(int in_child)
-{
-    if (in_child) {           /* one thread, and the parent's words are not its own */
-        atomic_store(&g_forking, 0);
-        atomic_store(&ioh__unhook_busy, 0);
-    } else {
-        atomic_fetch_sub(&g_forking, 1);
-    }
-}
 
 void ioh_unhook_streams(unsigned calls)
 {
@@ -218,10 +184,9 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     if (!u->announced) {
         /* Now that this thread holds the loader's lock, a fork can wait for
          * the rewrite without waiting for a lock it holds itself (a fork
-         * from another dl_iterate_phdr callback). */
-        atomic_store(&ioh__unhook_busy, (int)ioh_raw_getpid());
+         * from another dl_iterate_phdr callback): loaderguard.h. */
         u->announced = 1;
-        if (atomic_load(&g_forking) != 0) {
+        if (!ioh_loader_enter()) {
             u->gave_up = 1;
             return 1;
         }
@@ -290,8 +255,8 @@ int ioh_unhook_stream_reads(void)
         !inside(u.self, (uintptr_t)ioh_unhook_stream_reads, 1))
         return 0;
     dl_iterate_phdr(patch_object, &u);
-    if (u.announced)
-        atomic_store(&ioh__unhook_busy, 0);
+    if (u.announced && !u.gave_up)
+        ioh_loader_leave();
     return u.gave_up ? -1 : u.patched;
 }
 

@@ -35,15 +35,6 @@ void ioh_unhook_streams(unsigned calls);
  * for a fork under way. */
 int ioh_unhook_stream_reads(void);
 
-/* fork, _Fork and clone bracket the real call with these: a fork waits
- * while a rewrite runs in this process, and a rewrite does not start while
- * a fork is under way (it gives up for good). dl_iterate_phdr holds the
- * loader's write lock during a rewrite, and glibc's fork does not reset
- * that lock in the child. glibc's own forks (daemon, forkpty) are not
- * seen. */
-extern atomic_int ioh__unhook_busy;
-void ioh_unhook_fork_begin(void);      /* both keep errno: raw calls, atomics */
-void ioh_unhook_fork_end(int in_child);
 
 /* For tests: the i-th name the rewrite looks for, in order; NULL past the end. */
 const char *ioh_unhook_target_name(unsigned i);

@@ -1,0 +1,28 @@
+#!/bin/bash
+# The shim's own calls into the loader versus fork (shim/loaderguard.h):
+# forks while another thread's traced reads are new call sites, whose
+# stacks libunwind unwinds through dl_iterate_phdr. Every child must get
+# through reads at call sites new to it; before, a child forked while a
+# capture held the loader's lock hung at its first (1 in 100-300 forks).
+# The stdio rewrite's side of the same handshake: test_unhook.sh.
+source "$(dirname "$0")/lib.sh"
+
+head -c $((1 << 20)) /dev/zero >"$T/data"
+for depth in 16 64; do
+    CASES=$((CASES + 1))
+    rm -rf "$T/trace"
+    mkdir -p "$T/trace"
+    t0=$(date +%s%N)
+    LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=none IOHINT_TRACE_DIR="$T/trace" \
+        IOHINT_STACK_DEPTH=$depth timeout -k 5 50 "$PROGS/capture_forkrace" "$T/data" 300 \
+        >"$T/out" 2>&1 || { show "$T/out"; fail "capture_forkrace (stack depth $depth) failed"; }
+    grep -qx "children 300 hung 0" "$T/out" ||
+        { show "$T/out"; fail "a child forked while call sites were captured hung (stack depth $depth)"; }
+    # No fork waits long for a capture: 300 forks well inside the time.
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    [[ $ms -lt 20000 ]] || fail "300 forks beside captures took $ms ms"
+    # Whole traces, the parent's and each child's.
+    "$TRACECHECK" -q "$T/trace" >"$T/check" 2>&1 ||
+        { show "$T/check"; fail "trace of capture_forkrace (stack depth $depth) is damaged"; }
+done
+done_ok
