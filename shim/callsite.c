@@ -81,7 +81,13 @@ void ioh_callsite_init(void)
     if (g_backtrace) {
         /* Prime libunwind now (its first use opens a pipe and reads /proc). */
         void *tmp[4];
-        g_backtrace(tmp, 4);
+        ioh_sigset saved;
+        ioh_internal_begin(&saved);
+        if (ioh_loader_enter()) {
+            g_backtrace(tmp, 4);
+            ioh_loader_leave();
+        }
+        ioh_internal_end(&saved);
     } else {
         ioh_warn("libunwind could not be loaded (%s); call sites record only the caller",
                  IOH_HAVE_LIBUNWIND ? dlerror() : "built without it");
@@ -94,13 +100,18 @@ static void capture(struct site *s, void *caller)
     uintptr_t buf[MAX_FRAMES + 8];
     int n = 0;
     /* libunwind finds each frame's unwind tables with dl_iterate_phdr; not
-     * while a fork is under way (loaderguard.h): the caller alone then. */
-    if (g_backtrace && ioh_loader_enter()) {
+     * while a fork is under way (loaderguard.h): the caller alone then.
+     * Signals blocked first: a handler run between the enter and the leave
+     * could fork and wait for its own thread, or jump out and never leave
+     * (review). */
+    if (g_backtrace) {
         ioh_sigset saved;
         ioh_internal_begin(&saved);
-        n = g_backtrace((void **)buf, MAX_FRAMES + 8);
+        if (ioh_loader_enter()) {
+            n = g_backtrace((void **)buf, MAX_FRAMES + 8);
+            ioh_loader_leave();
+        }
         ioh_internal_end(&saved);
-        ioh_loader_leave();
     }
     /* Drop the shim's own frames: start at the caller's return address. */
     int first = -1;
@@ -264,6 +275,14 @@ static void announce(uint32_t id, struct site *s, uint64_t t)
     /* Name the frames first (name_frame_cb) to size the record. */
     struct { const char *mod, *sym; uintptr_t base, saddr; uint16_t mlen, slen; } fr[MAX_FRAMES];
     size_t size = sizeof(struct ioh_rec_site);
+    /* Names are cut so that the record fits in a segment (with 64 frames,
+     * about 490 bytes each): a bigger one was refused, and asked for again
+     * at every later call from the site (review). */
+    size_t room = IOH_SEG_SIZE - sizeof(struct ioh_seg_header) - size -
+                  (size_t)s->nframes * (sizeof(struct ioh_site_frame) + 8);
+    size_t cap = s->nframes ? room / (2 * (size_t)s->nframes) : 0;
+    if (cap > 1024)
+        cap = 1024;
     ioh_sigset saved;
     ioh_internal_begin(&saved);
     for (uint32_t i = 0; i < s->nframes; i++) {
@@ -283,8 +302,8 @@ static void announce(uint32_t id, struct site *s, uint64_t t)
         }
         size_t ml = fr[i].mod ? strlen(fr[i].mod) : 0;
         size_t sl = fr[i].sym ? strlen(fr[i].sym) : 0;
-        fr[i].mlen = (uint16_t)(ml > 1024 ? 1024 : ml);
-        fr[i].slen = (uint16_t)(sl > 1024 ? 1024 : sl);
+        fr[i].mlen = (uint16_t)(ml > cap ? cap : ml);
+        fr[i].slen = (uint16_t)(sl > cap ? cap : sl);
         size += (sizeof(struct ioh_site_frame) + fr[i].mlen + fr[i].slen + 7) & ~(size_t)7;
     }
     ioh_internal_end(&saved);

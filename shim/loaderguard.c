@@ -6,22 +6,41 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "clock.h"
 #include "raw.h"
 
-/* Calls of ours inside: the pid of the process they run in (high half) and
- * how many (low half). A word inherited from a parent, under another pid,
- * counts as none. */
-static _Atomic uint64_t g_inside;
-static atomic_int g_forking;
+/* Both words: the pid of the process they count in (high half) and the
+ * count (low half): calls of ours inside the loader, forks under way. A
+ * word inherited under another pid counts as zero: a child made by clone()
+ * never ends its parent's fork, nor waits for its parent's threads. */
+static _Atomic uint64_t g_inside, g_forking;
+
+#define PID_MASK 0xffffffff00000000ull
+
+static uint64_t pid_tag(void)
+{
+    return (uint64_t)(uint32_t)ioh_raw_getpid() << 32;
+}
+
+static uint32_t count_in(uint64_t word, uint64_t me)
+{
+    return (word & PID_MASK) == me ? (uint32_t)word : 0;
+}
+
+/* One more in this process's count (restarting one inherited from another). */
+static void count_up(_Atomic uint64_t *w, uint64_t me)
+{
+    uint64_t old = atomic_load(w), want;
+    do
+        want = ((old & PID_MASK) == me ? old : me) + 1;
+    while (!atomic_compare_exchange_weak(w, &old, want));
+}
 
 int ioh_loader_enter(void)
 {
-    uint64_t me = (uint64_t)(uint32_t)ioh_raw_getpid() << 32;
-    uint64_t old = atomic_load(&g_inside), want;
-    do
-        want = ((old & ~0xffffffffull) == me ? old : me) + 1;
-    while (!atomic_compare_exchange_weak(&g_inside, &old, want));
-    if (atomic_load(&g_forking) == 0)
+    uint64_t me = pid_tag();
+    count_up(&g_inside, me);
+    if (count_in(atomic_load(&g_forking), me) == 0)
         return 1;
     ioh_loader_leave();
     return 0;
@@ -34,15 +53,18 @@ void ioh_loader_leave(void)
 
 void ioh_loader_fork_begin(void)
 {
-    atomic_fetch_add(&g_forking, 1);
-    uint64_t me = (uint64_t)(uint32_t)ioh_raw_getpid() << 32;
+    uint64_t me = pid_tag();
+    count_up(&g_forking, me);
     /* Our calls take microseconds (a capture of a deep stack, a few
      * hundred). A second means one waits for a lock the forking thread
      * holds itself (a fork from a dl_iterate_phdr callback): go on rather
      * than hang. */
-    for (unsigned spins = 0; spins < 11000; spins++) {
-        uint64_t w = atomic_load(&g_inside);
-        if ((w & ~0xffffffffull) != me || (w & 0xffffffffull) == 0)
+    uint64_t t0 = 0;
+    for (unsigned spins = 0; count_in(atomic_load(&g_inside), me) != 0; spins++) {
+        uint64_t now = ioh_clock_ns(CLOCK_MONOTONIC);
+        if (!t0)
+            t0 = now;
+        else if (now - t0 > 1000000000)
             return;
         if (spins < 1000) {
             ioh_raw0(SYS_sched_yield);

@@ -486,8 +486,10 @@ void *ioh__trace_reserve_slow(size_t bytes)
     }
     if (!ioh_trace.hdr)
         return NULL;
-    if (bytes + sizeof(struct ioh_seg_header) > SEG_SIZE)
+    if (bytes + sizeof(struct ioh_seg_header) > SEG_SIZE) {
+        count_drop();
         return NULL;
+    }
     int idx;
     if (atomic_load_explicit(&ioh_trace.full, memory_order_relaxed) ||
         (idx = claim_segment(t)) < 0) {
@@ -496,8 +498,9 @@ void *ioh__trace_reserve_slow(size_t bytes)
          * bytes) the offset carried into the segment index, and the next
          * record was written past the file's mapping: a traced program
          * reading on after IOHINT_TRACE_MAX crashed (found by
-         * capture_forkrace). Zero sends every reserve here, to be dropped. */
-        __atomic_store_n(&t->cursor, 0, __ATOMIC_RELAXED);
+         * capture_forkrace). Spent (trace.h), every reserve comes here, to
+         * be dropped. */
+        __atomic_store_n(&t->cursor, IOH_CURSOR_SPENT, __ATOMIC_RELAXED);
         count_drop();
         return NULL;
     }
@@ -577,7 +580,7 @@ void ioh_trace_fork_child(void)
     /* The mapping is shared with the parent: never write to it again. */
     g.need_new = 1;
     atomic_fetch_add(&ioh_trace.gen, 1);
-    ioh_tls.cursor = 0;
+    ioh_tls.cursor = IOH_CURSOR_SPENT;   /* a fork in a handler: trace.h */
     ioh_tls.last.end = 0;         /* no compact event continues the parent's */
 }
 

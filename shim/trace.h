@@ -102,10 +102,20 @@ static inline uint64_t ioh_tls_xadd(uint64_t *word, uint64_t v)
 #endif
 }
 
+/* A thread's cursor when it has no room to write in: segment 0 (the
+ * header, never a thread's) with no space left, so the fast path's xadd
+ * fails and the slow path decides. Zero would not do: a signal handler
+ * whose record is dropped between the fast path's test and its xadd would
+ * have the interrupted thread's records written over the header (review). */
+#define IOH_CURSOR_SPENT ((uint64_t)IOH_SEG_SIZE)
+
 static inline void *ioh_trace_reserve(size_t bytes)
 {
     struct ioh_thread *t = &ioh_tls;
-    if (__builtin_expect(t->cursor != 0 &&
+    /* A record bigger than a segment never fits: not added to the cursor
+     * (it would waste the rest of the thread's segment). */
+    if (__builtin_expect(bytes + sizeof(struct ioh_seg_header) <= IOH_SEG_SIZE, 1) &&
+        __builtin_expect(t->cursor != 0 &&
                          t->trace_gen == atomic_load_explicit(&ioh_trace.gen, memory_order_relaxed), 1)) {
         uint64_t c = ioh_tls_xadd(&t->cursor, bytes);
         uint32_t pos = (uint32_t)c;

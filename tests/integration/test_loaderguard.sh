@@ -25,4 +25,29 @@ for depth in 16 64; do
     "$TRACECHECK" -q "$T/trace" >"$T/check" 2>&1 ||
         { show "$T/check"; fail "trace of capture_forkrace (stack depth $depth) is damaged"; }
 done
+
+# A signal handler that forks while its thread captures call sites: the
+# fork does not wait for the capture it interrupted (it waited 2-3 s, and
+# signals coming faster than that kept the program from going on).
+CASES=$((CASES + 1))
+rm -rf "$T/trace"
+mkdir -p "$T/trace"
+LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=none IOHINT_TRACE_DIR="$T/trace" \
+    timeout -k 5 50 "$PROGS/capture_forkrace" "$T/data" sigfork >"$T/out" 2>&1 ||
+    { show "$T/out"; fail "capture_forkrace sigfork failed"; }
+read -r _ forks _ slowest _ <"$T/out"
+[[ $forks -gt 0 ]] || { show "$T/out"; fail "sigfork: no fork in a handler"; }
+[[ $slowest -lt 500 ]] || { show "$T/out"; fail "a fork in a handler waited $slowest ms for its own thread"; }
+
+# A child made by clone() captures its call sites' stacks (it inherited
+# its parent's "fork under way" and kept only the caller).
+CASES=$((CASES + 1))
+rm -rf "$T/trace"
+mkdir -p "$T/trace"
+LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=none IOHINT_TRACE_DIR="$T/trace" \
+    timeout -k 5 50 "$PROGS/capture_forkrace" "$T/data" clone >"$T/out" 2>&1 ||
+    { show "$T/out"; fail "capture_forkrace clone failed"; }
+for f in "$T"/trace/capture_forkrace.*.iohtrace; do "$IOHINT" dump "$f"; done >"$T/dump" 2>&1
+grep -q "^# site .* <- .*(clone+0x[0-9a-f]*)" "$T/dump" ||
+    { grep "^# site" "$T/dump" | head -5 >&2; fail "the cloned child's call site has no stack"; }
 done_ok

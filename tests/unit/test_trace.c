@@ -300,6 +300,26 @@ static void records_past_the_bound_stay_dropped(void **state)
     assert_int_equal(ioh_trace.hdr->dropped_events, (uint64_t)TRIES + 1);
 }
 
+/* A record bigger than a segment is dropped and counted, and the thread's
+ * segment is kept: the next record goes right after the last (the size was
+ * added to the cursor first, and the rest of the segment lost, each time). */
+static void oversized_record_is_counted_and_costs_nothing(void **state)
+{
+    (void)state;
+    start("1G");
+    struct ioh_event *a = ioh_trace_reserve(sizeof *a);
+    assert_non_null(a);
+    memset(a, 0, sizeof *a);
+    a->type = IOH_REC_EVENT;
+    a->size8 = sizeof *a / 8;
+    ioh_trace_commit(a, sizeof *a);
+    uint64_t dropped = ioh_trace.hdr->dropped_events;
+    assert_null(ioh_trace_reserve(IOH_SEG_SIZE));
+    assert_int_equal(ioh_trace.hdr->dropped_events, dropped + 1);
+    struct ioh_event *b = ioh_trace_reserve(sizeof *b);
+    assert_ptr_equal(b, a + 1);
+}
+
 /* A bound below the first chunk (header and 4 segments) means the first
  * chunk: tracing stays on (it was turned off with a false "no space"). */
 static void tiny_bound_means_the_smallest_trace(void **state)
@@ -457,6 +477,7 @@ int main(void)
         cmocka_unit_test(threads_merge_in_time_order),
         cmocka_unit_test(size_bound_truncates_explicitly),
         cmocka_unit_test(records_past_the_bound_stay_dropped),
+        cmocka_unit_test(oversized_record_is_counted_and_costs_nothing),
         cmocka_unit_test(tiny_bound_means_the_smallest_trace),
         cmocka_unit_test(fork_child_gets_its_own_file),
         cmocka_unit_test(sigkill_loses_nothing_committed),

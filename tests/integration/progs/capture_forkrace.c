@@ -12,14 +12,25 @@
  * that each read through call sites new to them and exit. A child that
  * has not exited 3 s later is killed and counted as hung.
  *
- *   capture_forkrace FILE FORKS
- *
- * Prints "children N hung H".
+ *   capture_forkrace FILE FORKS     prints "children N hung H"
+ *   capture_forkrace FILE sigfork   the reading thread's signal handler
+ *                                   forks (_Fork, async-signal-safe) while
+ *                                   the thread captures call sites; prints
+ *                                   "forks N slowest S ms" (a fork once
+ *                                   waited 2-3 s for the capture it had
+ *                                   interrupted)
+ *   capture_forkrace FILE clone     a child made by clone() reads through
+ *                                   a call site of its own (its stack was
+ *                                   once cut to the caller: it inherited
+ *                                   its parent's "fork under way")
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "progs.h"
 
@@ -55,13 +66,95 @@ static void *reader(void *arg)
     return NULL;
 }
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* sigfork: the handler forks; the slowest fork is kept. */
+pid_t _Fork(void);
+static volatile int g_handled;
+static double g_slowest;
+static pid_t g_reader_tid;
+
+static void fork_in_handler(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    double t0 = now();
+    pid_t p = _Fork();
+    if (p == 0)
+        _exit(0);
+    double d = now() - t0;
+    if (d > g_slowest)
+        g_slowest = d;
+    if (p > 0)
+        waitpid(p, NULL, 0);
+    g_handled++;
+    errno = saved;
+}
+
+static void *signaller(void *arg)
+{
+    (void)arg;
+    while (!g_stop) {
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+        int h = g_handled;
+        syscall(SYS_tgkill, getpid(), g_reader_tid, SIGUSR1);
+        while (g_handled == h && !g_stop)
+            sched_yield();
+    }
+    return NULL;
+}
+
+static int sigfork(void)
+{
+    g_reader_tid = (pid_t)syscall(SYS_gettid);
+    struct sigaction sa = {.sa_handler = fork_in_handler, .sa_flags = SA_RESTART};
+    sigaction(SIGUSR1, &sa, NULL);
+    pthread_t t;
+    pthread_create(&t, NULL, signaller, NULL);
+    many_sites();                  /* the first pass: 4096 captures */
+    g_stop = 1;
+    pthread_join(t, NULL);
+    out("forks %d slowest %.0f ms\n", g_handled, g_slowest * 1000);
+    return 0;
+}
+
+static int clone_child(void *arg)
+{
+    (void)arg;
+    child_sites();
+    return 0;
+}
+
+static int cloned(void)
+{
+    static char stack[256 * 1024] __attribute__((aligned(16)));
+    pid_t p = clone(clone_child, stack + sizeof stack, SIGCHLD, NULL);
+    if (p < 0)
+        die("clone");
+    int st;
+    if (waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        die("the cloned child failed");
+    out("cloned child read\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
-        die("usage: capture_forkrace FILE FORKS");
+        die("usage: capture_forkrace FILE FORKS|sigfork|clone");
     g_fd = open(argv[1], O_RDONLY);
     if (g_fd < 0)
         die("open %s", argv[1]);
+    if (strcmp(argv[2], "sigfork") == 0)
+        return sigfork();
+    if (strcmp(argv[2], "clone") == 0)
+        return cloned();
     int forks = atoi(argv[2]);
     pthread_t t;
     pthread_create(&t, NULL, reader, NULL);
