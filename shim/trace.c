@@ -38,6 +38,7 @@ static struct {
     uint64_t trim_from;            /* where its hole starts */
     _Atomic uint64_t mapped;       /* bytes of file mapped at base */
     uint64_t dev, ino;
+    int kept_fd1;                  /* the file's hidden descriptor + 1, 0: none */
     _Atomic uint32_t grow_owner;   /* tid holding the grow lock, 0 if free */
     uint32_t fork_held;
     int warned_grow, warned_full, warned_open;
@@ -112,14 +113,65 @@ static long open_trace(void)
     return fd;
 }
 
+/* A descriptor of the trace file for one use (or -errno), to give back
+ * with put_trace_fd. The file's own, kept at a hidden high number (fdtab.h,
+ * ioh_fd_hide) for as long as the file is this process's: opened again for
+ * each use, it took the lowest free number, one the program may have just
+ * closed and be about to dup2 onto - its reads then got the trace's bytes
+ * (policy_rebind, mode own, once in CI), and a dup2 in between would have
+ * had the trace grow and map the program's file. Opened for the use only
+ * where no number could be hidden. */
+static long get_trace_fd(void)
+{
+    if (g.kept_fd1) {
+        int fd = ioh_fd_relocated(g.kept_fd1 - 1);
+        if (fd >= 0 && ioh_fd_hidden(fd))
+            return fd;
+    }
+    return open_trace();
+}
+
+static void put_trace_fd(long fd)
+{
+    if (!ioh_fd_hidden((int)fd))
+        ioh_raw_close((int)fd);
+}
+
+/* Keep fd (the new file's, just opened) hidden, if a number can be; else
+ * close it. The last file's goes first (a fork child's parent's, or this
+ * process's previous one). */
+static void keep_trace_fd(long fd)
+{
+    if (g.kept_fd1) {
+        int old = ioh_fd_relocated(g.kept_fd1 - 1);
+        g.kept_fd1 = 0;
+        if (old >= 0 && ioh_fd_hidden(old)) {
+            ioh_fd_unhide(old);
+            ioh_raw_close(old);
+        }
+    }
+    int h = ioh_fd_hide((int)fd);
+    struct stat st;
+    /* Moved while the program could dup2 onto the number it had: the high
+     * one must still be the file. */
+    if (!ioh_fd_hidden(h) || ioh_raw2(SYS_fstat, h, &st) < 0 || st.st_dev != g.dev ||
+        st.st_ino != g.ino) {
+        if (ioh_fd_hidden(h))
+            ioh_fd_unhide(h);
+        ioh_raw_close(h);
+        return;
+    }
+    g.kept_fd1 = h + 1;
+}
+
 /* fallocate(mode) of [at, at + len) of the trace file: 0 or -errno. */
 static long trace_fallocate(int mode, uint64_t at, uint64_t len)
 {
-    long fd = open_trace();
+    long fd = get_trace_fd();
     if (fd < 0)               /* 0 is a descriptor: with stdin closed, open gives it */
         return fd;
     long err = ioh_raw4(SYS_fallocate, fd, mode, (long)at, (long)len);
-    ioh_raw_close((int)fd);
+    put_trace_fd(fd);
     return err;
 }
 
@@ -139,7 +191,7 @@ static int grow_to(uint64_t want)
     if (target < want)
         return -ENOSPC;
 
-    long fd = open_trace();
+    long fd = get_trace_fd();
     if (fd < 0)
         return (int)fd;
     int err = (int)ioh_raw4(SYS_fallocate, fd, 0, (long)have, (long)(target - have));
@@ -163,7 +215,7 @@ static int grow_to(uint64_t want)
     }
     atomic_store(&g.mapped, target);
 out:
-    ioh_raw_close((int)fd);
+    put_trace_fd(fd);
     return err;
 }
 
@@ -257,7 +309,7 @@ static int create_file(void)
     ioh_raw2(SYS_fstat, fd, &st);
     g.dev = st.st_dev;
     g.ino = st.st_ino;
-    ioh_raw_close((int)fd);
+    keep_trace_fd(fd);
 
     /* Reserve one segment more, to align the start to a segment (the hot
      * path finds a record's segment by masking its address). */

@@ -31,4 +31,21 @@ subprocess.run([sys.argv[1], sys.argv[2]], close_fds=True, check=True)
 print(open("out1.txt").read(20) == open(sys.argv[2]).read(1020)[1000:])' "$PROGS/closefrom" "$f"
 grep -qx True "$T/py_close_range/shim.out" || fail "py_close_range: out1.txt has foreign bytes"
 
+# The trace grows through a descriptor of its own kept at a hidden high
+# number, not one opened again each time: that took the lowest free number,
+# one the program had just closed (and read, or dup2'd onto, meanwhile:
+# policy_rebind got the trace's bytes once in CI). A thread making a 30 MB
+# trace beside one watching the number it closed.
+CASES=$((CASES + 1))
+head -c 4096 /dev/zero >"$T/small"
+mkdir -p "$T/growth"
+LD_PRELOAD="$IOHINT_LIB" IOHINT_TRACE_DIR="$T/growth" \
+    "$PROGS/closed_stays_closed" "$T/small" 1000000 >"$T/growth.out" 2>&1 ||
+    { show "$T/growth.out"; fail "closed_stays_closed failed"; }
+grep -qx "closed number seen open 0 times" "$T/growth.out" ||
+    { show "$T/growth.out"; fail "a number the program closed was open while the trace grew"; }
+grep -qx "trace kept at a high number: yes" "$T/growth.out" ||
+    { show "$T/growth.out"; fail "the trace file has no hidden descriptor of its own"; }
+"$TRACECHECK" -q "$T/growth" || fail "the grown trace is damaged"
+
 done_ok
