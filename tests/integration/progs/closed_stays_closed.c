@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     int kept = 0;
     DIR *d = opendir("/proc/self/fd");
     for (struct dirent *e; d && (e = readdir(d));) {
-        char link[64], target[4096];
+        char link[300], target[4096];
         snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
         ssize_t k = readlink(link, target, sizeof target - 1);
         if (k > 9 && atoi(e->d_name) > 99) {
