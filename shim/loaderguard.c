@@ -36,19 +36,31 @@ static void count_up(_Atomic uint64_t *w, uint64_t me)
     while (!atomic_compare_exchange_weak(w, &old, want));
 }
 
+/* One less in this process's count. A word another process tagged (a
+ * child sharing our memory, clone(CLONE_VM) without a thread, re-tags it)
+ * is left alone: a plain decrement took it below zero and into our own
+ * pid's half for good (review). */
+static void count_down(_Atomic uint64_t *w, uint64_t me)
+{
+    uint64_t old = atomic_load(w);
+    while ((old & PID_MASK) == me && (uint32_t)old != 0 &&
+           !atomic_compare_exchange_weak(w, &old, old - 1))
+        ;
+}
+
 int ioh_loader_enter(void)
 {
     uint64_t me = pid_tag();
     count_up(&g_inside, me);
     if (count_in(atomic_load(&g_forking), me) == 0)
         return 1;
-    ioh_loader_leave();
+    count_down(&g_inside, me);
     return 0;
 }
 
 void ioh_loader_leave(void)
 {
-    atomic_fetch_sub(&g_inside, 1);
+    count_down(&g_inside, pid_tag());
 }
 
 void ioh_loader_fork_begin(void)
@@ -81,6 +93,6 @@ void ioh_loader_fork_end(int in_child)
         atomic_store(&g_forking, 0);
         atomic_store(&g_inside, 0);
     } else {
-        atomic_fetch_sub(&g_forking, 1);
+        count_down(&g_forking, pid_tag());
     }
 }
