@@ -63,6 +63,23 @@ IOH_STARTUP_DATA static struct {
     struct site *slots;
 } g;
 
+/* libunwind's backtrace, or 0 frames while a fork is under way: it finds
+ * each frame's unwind tables with dl_iterate_phdr (loaderguard.h). Signals
+ * blocked first: a handler run between the enter and the leave could fork
+ * and wait for its own thread, or jump out and never leave (review). */
+static int backtrace_guarded(void **buf, int max)
+{
+    int n = 0;
+    ioh_sigset saved;
+    ioh_internal_begin(&saved);
+    if (ioh_loader_enter()) {
+        n = g_backtrace(buf, max);
+        ioh_loader_leave();
+    }
+    ioh_internal_end(&saved);
+    return n;
+}
+
 void ioh_callsite_init(void)
 {
     ioh__callsites_on = IOH_HAVE_LIBUNWIND && ioh_opt_int(IOH_OPT_CALLSITES) && ioh_trace_enabled();
@@ -81,13 +98,7 @@ void ioh_callsite_init(void)
     if (g_backtrace) {
         /* Prime libunwind now (its first use opens a pipe and reads /proc). */
         void *tmp[4];
-        ioh_sigset saved;
-        ioh_internal_begin(&saved);
-        if (ioh_loader_enter()) {
-            g_backtrace(tmp, 4);
-            ioh_loader_leave();
-        }
-        ioh_internal_end(&saved);
+        backtrace_guarded(tmp, 4);
     } else {
         ioh_warn("libunwind could not be loaded (%s); call sites record only the caller",
                  IOH_HAVE_LIBUNWIND ? dlerror() : "built without it");
@@ -98,21 +109,7 @@ void ioh_callsite_init(void)
 static void capture(struct site *s, void *caller)
 {
     uintptr_t buf[MAX_FRAMES + 8];
-    int n = 0;
-    /* libunwind finds each frame's unwind tables with dl_iterate_phdr; not
-     * while a fork is under way (loaderguard.h): the caller alone then.
-     * Signals blocked first: a handler run between the enter and the leave
-     * could fork and wait for its own thread, or jump out and never leave
-     * (review). */
-    if (g_backtrace) {
-        ioh_sigset saved;
-        ioh_internal_begin(&saved);
-        if (ioh_loader_enter()) {
-            n = g_backtrace((void **)buf, MAX_FRAMES + 8);
-            ioh_loader_leave();
-        }
-        ioh_internal_end(&saved);
-    }
+    int n = g_backtrace ? backtrace_guarded((void **)buf, MAX_FRAMES + 8) : 0;
     /* Drop the shim's own frames: start at the caller's return address. */
     int first = -1;
     for (int i = 0; i < n; i++)

@@ -40,6 +40,7 @@
 
 #include "callsite.h"
 #include "fdtab.h"
+#include "loaderguard.h"
 #include "lttng.h"
 #include "coalesce.h"
 #include "policy.h"
@@ -47,7 +48,6 @@
 #include "real.h"
 #include "state.h"
 #include "trace.h"
-#include "loaderguard.h"
 #include "unhook.h"
 
 #define IOH_EXPORT __attribute__((visibility("default")))
@@ -1607,7 +1607,8 @@ IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
         return ioh_real.clone(fn, stack, flags, arg, ptid, tls, ctid);
     before_child();
     /* The child runs fn and never comes back here: only the parent ends
-     * its fork (the child keeps a count that only stops its own rewrite). */
+     * its fork (the count the child inherits carries the parent's pid, and
+     * counts as none in the child: loaderguard.c). */
     ioh_loader_fork_begin();
     int r = ioh_real.clone(fn, stack, flags, arg, ptid, tls, ctid);
     ioh_loader_fork_end(0);
@@ -3056,7 +3057,8 @@ IOH_EXPORT long syscall(long n, ...)
     if (ioh_tls.internal && (n == SYS_read || n == SYS_write || n == SYS_close))
         a = ioh_fd_relocated((int)a);   /* libunwind validating memory through its pipe */
     /* A new process made by hand: the handshake with the shim's calls into
-     * the loader (loaderguard.h), in every mode. A child on a stack of its own never comes back here. */
+     * the loader (loaderguard.h), in every mode. A child on a stack of its
+     * own never comes back here. */
     int forks = (n == SYS_clone && !(a & CLONE_VM)) ||
                 (n == SYS_clone3 && a && !(*(const uint64_t *)a & CLONE_VM));
     if (forks)

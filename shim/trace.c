@@ -629,6 +629,10 @@ void ioh_trace_fork_child(void)
     g.fork_held = 0;
     if (!ioh_trace.enabled)
         return;
+    /* The mapping is shared with the parent: never write to it again. */
+    atomic_fetch_add(&ioh_trace.gen, 1);
+    ioh_tls.cursor = IOH_CURSOR_SPENT;   /* a fork in a handler: trace.h */
+    ioh_tls.last.end = 0;         /* no compact event continues the parent's */
     if (ioh_tls.depth > 1) {
         /* Forked from a signal handler that interrupted one of our
          * wrappers: the interrupted code may be writing a record into the
@@ -636,17 +640,10 @@ void ioh_trace_fork_child(void)
          * record, would unmap it under that write (a review's program: 267
          * of 1,001 such children killed by SIGSEGV). Not traced, then. */
         ioh_trace.enabled = 0;
-        atomic_fetch_add(&ioh_trace.gen, 1);
-        ioh_tls.cursor = IOH_CURSOR_SPENT;
-        ioh_tls.last.end = 0;
         ioh_warn("forked from a signal handler inside a traced call; this child is not traced");
         return;
     }
-    /* The mapping is shared with the parent: never write to it again. */
     g.need_new = 1;
-    atomic_fetch_add(&ioh_trace.gen, 1);
-    ioh_tls.cursor = IOH_CURSOR_SPENT;   /* a fork in a handler: trace.h */
-    ioh_tls.last.end = 0;         /* no compact event continues the parent's */
 }
 
 /* ---- policy actions (policy.h) ---- */

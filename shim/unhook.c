@@ -5,7 +5,6 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>                /* defines __GLIBC__ on glibc */
-#include <time.h>
 
 #include "loaderguard.h"
 #include "log.h"

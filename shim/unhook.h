@@ -22,8 +22,6 @@
 #ifndef IOH_UNHOOK_H
 #define IOH_UNHOOK_H
 
-#include <stdatomic.h>
-
 /* Rewrites the slots, once per process (later calls return at once), only
  * when the process mode is settled, no stream is observed for the rest of
  * the process image and the shim is not disabled; `calls` is the number of
@@ -34,7 +32,6 @@ void ioh_unhook_streams(unsigned calls);
 /* The rewrite itself; returns how many slots it changed, -1 if it gave up
  * for a fork under way. */
 int ioh_unhook_stream_reads(void);
-
 
 /* For tests: the i-th name the rewrite looks for, in order; NULL past the end. */
 const char *ioh_unhook_target_name(unsigned i);
