@@ -143,17 +143,19 @@ static int same_file(int fd, uint64_t dev, uint64_t ino)
 }
 
 /* A descriptor of the worker's own for the file, reopened through the
- * program's descriptor; -1 if that fails. */
-static int own_fd(const struct request *r)
+ * program's descriptor; -1 if that fails. Kept hidden (fdtab.h), and named
+ * by the number ioh_fd_hide gave it: the program may dup2 onto that number
+ * (it is free as far as it knows), and then ours has moved. One that could
+ * not be hidden is not kept (*once: close it after this use): the program
+ * could dup2 onto its number, and we would read, and then close, its file. */
+static int own_fd(const struct request *r, int *once)
 {
+    *once = 0;
     int lru = 0;
     for (int i = 0; i < OWN_FDS; i++) {
         if (g.own[i].fd > 0 && g.own[i].dev == r->dev && g.own[i].ino == r->ino) {
             g.own[i].used = ++g.clock;
-            /* The program may have dup2'd onto our number (it is free as far
-             * as it knows); then ours was moved: follow it. */
-            g.own[i].fd = ioh_fd_relocated(g.own[i].fd);
-            return g.own[i].fd;
+            return ioh_fd_relocated(g.own[i].fd);   /* -1 if lost */
         }
         if (g.own[i].used < g.own[lru].used)
             lru = i;
@@ -168,11 +170,12 @@ static int own_fd(const struct request *r)
         return -1;
     }
     fd = ioh_fd_hide((int)fd);
-    if (g.own[lru].fd > 0) {
-        int old = ioh_fd_relocated(g.own[lru].fd);
-        ioh_fd_unhide(old);
-        ioh_raw_close(old);
+    if (!ioh_fd_hidden((int)fd)) {
+        *once = 1;
+        return (int)fd;
     }
+    if (g.own[lru].fd > 0)
+        ioh_fd_close_hidden(g.own[lru].fd);
     g.own[lru].dev = r->dev;
     g.own[lru].ino = r->ino;
     g.own[lru].fd = (int)fd;
@@ -233,13 +236,16 @@ static void read_range(int fd, int64_t off, uint64_t len, unsigned depth)
 static void carry_out(const struct request *r)
 {
     if (r->how == IOH_PF_READ || r->how == IOH_PF_READ_SEQ || r->how == IOH_PF_READ_STREAM) {
-        int fd = own_fd(r);
+        int once;
+        int fd = own_fd(r, &once);
         if (fd < 0) {
             atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
             return;
         }
         read_range(fd, r->off, r->len,
                    r->how == IOH_PF_READ_SEQ ? 2 : r->how == IOH_PF_READ_STREAM ? 8 : DEPTH);
+        if (once)
+            ioh_raw_close(fd);
         atomic_fetch_add_explicit(&g.requests, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&g.bytes, r->len, memory_order_relaxed);
         return;
@@ -374,9 +380,7 @@ void ioh_prefetch_fork_child(void)
     atomic_store(&g.sleeping, 0);
     for (int i = 0; i < OWN_FDS; i++)
         if (g.own[i].fd > 0) {
-            int fd = ioh_fd_relocated(g.own[i].fd);
-            ioh_fd_unhide(fd);
-            ioh_raw_close(fd);
+            ioh_fd_close_hidden(g.own[i].fd);
             g.own[i].fd = 0;
         }
 #if IOH_HAVE_URING

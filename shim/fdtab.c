@@ -46,7 +46,11 @@ IOH_STARTUP_DATA static struct {
     unsigned chunk_used;                           /* handed out, in order */
     _Atomic uint32_t next_file_id;                 /* trace file ids, from 1 */
     uint32_t fork_held;                            /* prepare took the lock */
-    _Atomic int hidden[64];                        /* ioh_fd_hide; fd + 1, 0 = none */
+    /* ioh_fd_hide's slots: the number the owner was given (+1; 0: the
+     * slot is free) and the number the descriptor has now (+1; 0: free,
+     * HIDE_SETUP: being set up, HIDE_LOST: none could be found for it). */
+    _Atomic int hidden_orig[64];
+    _Atomic int hidden[64];
     _Atomic int nhidden;
     void (*release_hook)(struct ioh_ofd *o);       /* set once at init */
     int no_paths;                                  /* set once at init */
@@ -614,22 +618,48 @@ static long hide_floor(void)
     return cur > 256 ? cur - 128 : cur - cur / 4;
 }
 
+#define HIDE_SETUP (-1)
+#define HIDE_LOST  (-2)
+
+/* Whether a slot other than `self` was given the number n (its owner may
+ * still use it, whatever number its descriptor has now). */
+static int given_elsewhere(int n, int self)
+{
+    int count = atomic_load(&g_fd.nhidden);
+    for (int i = 0; i < count && i < 64; i++)
+        if (i != self && atomic_load(&g_fd.hidden_orig[i]) == n + 1)
+            return 1;
+    return 0;
+}
+
 int ioh_fd_hide(int fd)
 {
     long want = hide_floor();
-    if (want <= fd)
-        return fd;
     for (int i = 0; i < 64; i++) {
         int zero = 0;
-        if (!atomic_compare_exchange_strong(&g_fd.hidden[i], &zero, -1))
+        if (!atomic_compare_exchange_strong(&g_fd.hidden[i], &zero, HIDE_SETUP))
             continue;
-        long high = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
+        /* A number another owner was given is not handed out again: its
+         * owner names its descriptor by it (ioh_fd_relocated). A number
+         * already above the floor stays where it is. */
+        long high = fd;
+        long from = fd < want ? want : fd + 1;
+        for (int tries = 0; high >= 0 && (high < want || given_elsewhere((int)high, i));
+             tries++) {
+            long next = tries < 64 ? ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, from) : -1;
+            if (high != fd)
+                ioh_raw_close((int)high);
+            high = next;
+            from = high + 1;
+        }
         if (high < 0) {
             atomic_store(&g_fd.hidden[i], 0);
-            return fd;
+            return fd;            /* not hidden: the caller keeps the number */
         }
-        ioh_raw_close(fd);
-        atomic_store(&g_fd.hidden[i], (int)high + 1);   /* +1: 0 means empty */
+        if (high != fd)
+            ioh_raw_close(fd);
+        atomic_store(&g_fd.hidden_orig[i], (int)high + 1);
+        atomic_store(&g_fd.hidden[i], (int)high + 1);
         int n = atomic_load(&g_fd.nhidden);
         while (n < i + 1 && !atomic_compare_exchange_weak(&g_fd.nhidden, &n, i + 1))
             ;
@@ -638,68 +668,75 @@ int ioh_fd_hide(int fd)
     return fd;                    /* no room: keep the number it has */
 }
 
-void ioh_fd_unhide(int fd)
+/* The slot given the number orig, or -1. */
+static int slot_given(int orig)
 {
     int n = atomic_load(&g_fd.nhidden);
-    for (int i = 0; i < n && i < 64; i++) {
-        int want = fd + 1;
-        if (atomic_compare_exchange_strong(&g_fd.hidden[i], &want, 0))
-            return;
-    }
+    for (int i = 0; i < n && i < 64; i++)
+        if (atomic_load(&g_fd.hidden_orig[i]) == orig + 1 && atomic_load(&g_fd.hidden[i]) != 0)
+            return i;
+    return -1;
 }
 
-/* Relocations of hidden descriptors: pairs (from, to), appended only. */
-#define RELOCATIONS 32
+int ioh_fd_close_hidden(int orig)
+{
+    if (orig < 0)
+        return -1;
+    int i = slot_given(orig);
+    if (i < 0)
+        return -1;
+    int cur = atomic_exchange(&g_fd.hidden[i], HIDE_SETUP);
+    if (cur > 0)
+        ioh_raw_close(cur - 1);
+    atomic_store(&g_fd.hidden_orig[i], 0);
+    atomic_store(&g_fd.hidden[i], 0);
+    return 0;
+}
+
+/* Relocations so far: until the first, every hidden descriptor has the
+ * number its owner was given. */
 _Atomic int ioh__fd_relocations;
-static _Atomic int g_reloc_from[RELOCATIONS], g_reloc_to[RELOCATIONS];
 
 int ioh__fd_relocated_slow(int fd)
 {
-    int n = atomic_load_explicit(&ioh__fd_relocations, memory_order_acquire);
-    for (int hops = 0; hops < RELOCATIONS; hops++) {
-        int i;
-        for (i = n - 1; i >= 0; i--)
-            if (atomic_load(&g_reloc_from[i]) == fd)
-                break;
-        if (i < 0)
-            return fd;
-        fd = atomic_load(&g_reloc_to[i]);
-    }
-    return fd;
+    int i = slot_given(fd);
+    if (i < 0)
+        return fd;                /* not one ioh_fd_hide gave out */
+    int cur = atomic_load(&g_fd.hidden[i]);
+    return cur > 0 ? cur - 1 : -1;
 }
 
 void ioh_fd_hidden_relocate(int fd)
 {
-    if (fd < 0 || !ioh_fd_hidden(fd))
+    if (fd < 0)
         return;
-    int n = atomic_load(&ioh__fd_relocations);
-    if (n >= RELOCATIONS) {
-        ioh_fd_unhide(fd);        /* nowhere to record it: the number is the program's */
-        return;
-    }
+    int n = atomic_load(&g_fd.nhidden), i;
+    for (i = 0; i < n && i < 64; i++)
+        if (atomic_load(&g_fd.hidden[i]) == fd + 1)
+            break;
+    if (i >= n || i >= 64)
+        return;                   /* not ours */
     /* Above the floor; if every number there is taken, any free one (the
      * program's next open then gets another number than without the shim,
      * which is better than our owner using the program's file: review saw
      * libunwind read a byte of it, then write to its pipe left without a
      * reader, and SIGPIPE kill the program). With none free at all, ours
-     * is lost: -1, so that its owner's calls fail with EBADF instead of
+     * is lost, so that its owner's calls fail with EBADF instead of
      * reaching the program's file (a pipe whose read end is lost can still
-     * raise SIGPIPE then). */
+     * raise SIGPIPE then). Its slot stays taken until the owner closes it:
+     * the owner names it by the number it was given, which is now the
+     * program's. */
     long moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, hide_floor());
     if (moved < 0)
         moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
-    if (moved < 0) {
-        ioh_fd_unhide(fd);
-        moved = -1;
+    int expected = fd + 1;
+    if (!atomic_compare_exchange_strong(&g_fd.hidden[i], &expected,
+                                        moved < 0 ? HIDE_LOST : (int)moved + 1)) {
+        if (moved >= 0)
+            ioh_raw_close((int)moved);   /* its owner closed it meanwhile */
+        return;
     }
-    for (int i = 0; i < 64; i++) {
-        int expected = fd + 1;
-        if (atomic_compare_exchange_strong(&g_fd.hidden[i], &expected, (int)moved + 1))
-            break;
-    }
-    atomic_store(&g_reloc_from[n], fd);
-    atomic_store(&g_reloc_to[n], (int)moved);
-    atomic_store_explicit(&ioh__fd_relocations, n + 1, memory_order_release);
+    atomic_fetch_add_explicit(&ioh__fd_relocations, 1, memory_order_release);
 }
 
 int ioh_fd_hidden(int fd)

@@ -329,18 +329,28 @@ void ioh_fdtab_fork_parent(void);
 void ioh_fdtab_fork_child(void);
 
 /* Descriptors the shim's helpers keep for themselves (libunwind's pipe, the
- * prefetch worker's own descriptors): ioh_fd_hide moves fd to a high number
- * (close-on-exec) and returns it; the close wrappers then leave hidden
- * descriptors alone, as if they did not exist. At most 64. ioh_fd_unhide
- * must come before the shim closes one (the number becomes the program's). */
+ * prefetch worker's own descriptors, the trace file's, stderr's copy):
+ * ioh_fd_hide moves fd to a high number (close-on-exec) and returns it; the
+ * close wrappers then leave hidden descriptors alone, as if they did not
+ * exist. At most 64. A number is "hidden" only if ioh_fd_hidden says so:
+ * ioh_fd_hide returns fd itself when it cannot hide it (no slot, no free
+ * number), and an owner must not keep such a one - the program may dup2
+ * onto a number it believes free, and then the owner would use, and close,
+ * the program's file. The owner names its descriptor by the number
+ * ioh_fd_hide returned, for good: ioh_fd_relocated gives the number it has
+ * now, ioh_fd_close_hidden closes it. */
 int ioh_fd_hide(int fd);
-void ioh_fd_unhide(int fd);
 int ioh_fd_hidden(int fd);
+/* Close the descriptor ioh_fd_hide gave the number orig, wherever it is now,
+ * and free its slot: 0, or -1 (nothing closed) if orig is not such a number. */
+int ioh_fd_close_hidden(int orig);
 
 /* The program is about to dup2/dup3 onto fd, a number it believes free: if
  * the shim hides a descriptor there, move ours to another hidden number
- * first. Its owner (libunwind, the prefetch worker) keeps using the old
- * number; ioh_fd_relocated translates it, for the shim's own calls only. */
+ * first (or, with none free, lose it). Its owner keeps naming it by the
+ * number it was given; ioh_fd_relocated translates that, for the shim's own
+ * calls only: the number it has now, -1 if it was lost, the number itself
+ * if ioh_fd_hide never gave it out. */
 void ioh_fd_hidden_relocate(int fd);
 extern _Atomic int ioh__fd_relocations;
 int ioh__fd_relocated_slow(int fd);

@@ -1111,8 +1111,8 @@ static FILE *freopen_rebinding(FILE *(*fn)(const char *, const char *, FILE *), 
 static int do_close(int fd, void *caller)
 {
     if (__builtin_expect(ioh_tls.internal != 0, 0)) {
-        fd = ioh_fd_relocated(fd);
-        ioh_fd_unhide(fd);        /* libunwind replacing its pipe */
+        if (ioh_fd_close_hidden(fd) == 0)
+            return 0;             /* libunwind replacing its pipe */
         return real_close(fd);
     }
     if (__builtin_expect(ioh_fd_hidden(fd), 0)) {

@@ -59,8 +59,13 @@ void ioh_log_keep_stderr(void)
     if (g_stderr.kept >= 0 || !g_stderr.known)
         return;
     long fd = ioh_raw3(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 3);
-    if (fd >= 0)
-        g_stderr.kept = ioh_fd_hide((int)fd);
+    if (fd < 0)
+        return;
+    fd = ioh_fd_hide((int)fd);
+    if (ioh_fd_hidden((int)fd))
+        g_stderr.kept = (int)fd;
+    else
+        ioh_raw_close((int)fd);   /* not kept where the program may dup2 onto it */
 }
 
 void ioh_report(const char *fmt, ...)
@@ -72,8 +77,8 @@ void ioh_report(const char *fmt, ...)
     int kept = g_stderr.kept >= 0 ? ioh_fd_relocated(g_stderr.kept) : -1;
     if (kept >= 0)
         emit(kept, fmt, ap);
-    else if (g_stderr.kept < 0)
-        ioh_vwarn(fmt, ap);
+    else
+        ioh_vwarn(fmt, ap);       /* none kept, or ours was lost */
     va_end(ap);
     errno = saved;
 }

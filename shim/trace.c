@@ -121,19 +121,23 @@ static long open_trace(void)
  * (policy_rebind, mode own, once in CI), and a dup2 in between would have
  * had the trace grow and map the program's file. Opened for the use only
  * where no number could be hidden. */
-static long get_trace_fd(void)
+static long get_trace_fd(int *opened)
 {
+    *opened = 0;
     if (g.kept_fd1) {
         int fd = ioh_fd_relocated(g.kept_fd1 - 1);
         if (fd >= 0 && ioh_fd_hidden(fd))
             return fd;
     }
+    *opened = 1;
     return open_trace();
 }
 
-static void put_trace_fd(long fd)
+/* Only one opened for the use is closed: the kept one may have been moved
+ * meanwhile (a dup2 onto its number), and the number be the program's. */
+static void put_trace_fd(long fd, int opened)
 {
-    if (!ioh_fd_hidden((int)fd))
+    if (opened)
         ioh_raw_close((int)fd);
 }
 
@@ -143,12 +147,8 @@ static void put_trace_fd(long fd)
 static void keep_trace_fd(long fd)
 {
     if (g.kept_fd1) {
-        int old = ioh_fd_relocated(g.kept_fd1 - 1);
+        ioh_fd_close_hidden(g.kept_fd1 - 1);
         g.kept_fd1 = 0;
-        if (old >= 0 && ioh_fd_hidden(old)) {
-            ioh_fd_unhide(old);
-            ioh_raw_close(old);
-        }
     }
     int h = ioh_fd_hide((int)fd);
     struct stat st;
@@ -156,9 +156,8 @@ static void keep_trace_fd(long fd)
      * one must still be the file. */
     if (!ioh_fd_hidden(h) || ioh_raw2(SYS_fstat, h, &st) < 0 || st.st_dev != g.dev ||
         st.st_ino != g.ino) {
-        if (ioh_fd_hidden(h))
-            ioh_fd_unhide(h);
-        ioh_raw_close(h);
+        if (ioh_fd_close_hidden(h) != 0)
+            ioh_raw_close(h);
         return;
     }
     g.kept_fd1 = h + 1;
@@ -167,11 +166,12 @@ static void keep_trace_fd(long fd)
 /* fallocate(mode) of [at, at + len) of the trace file: 0 or -errno. */
 static long trace_fallocate(int mode, uint64_t at, uint64_t len)
 {
-    long fd = get_trace_fd();
+    int opened;
+    long fd = get_trace_fd(&opened);
     if (fd < 0)               /* 0 is a descriptor: with stdin closed, open gives it */
         return fd;
     long err = ioh_raw4(SYS_fallocate, fd, mode, (long)at, (long)len);
-    put_trace_fd(fd);
+    put_trace_fd(fd, opened);
     return err;
 }
 
@@ -191,7 +191,8 @@ static int grow_to(uint64_t want)
     if (target < want)
         return -ENOSPC;
 
-    long fd = get_trace_fd();
+    int opened;
+    long fd = get_trace_fd(&opened);
     if (fd < 0)
         return (int)fd;
     int err = (int)ioh_raw4(SYS_fallocate, fd, 0, (long)have, (long)(target - have));
@@ -215,7 +216,7 @@ static int grow_to(uint64_t want)
     }
     atomic_store(&g.mapped, target);
 out:
-    put_trace_fd(fd);
+    put_trace_fd(fd, opened);
     return err;
 }
 

@@ -52,6 +52,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -316,6 +317,80 @@ static int open_at_or_above(int from)
     return best;
 }
 
+/* Where fdtab.c's ioh_fd_hide puts them: 4096, or 128 below the limit. */
+static int hide_floor(void)
+{
+    struct rlimit lim;
+    getrlimit(RLIMIT_NOFILE, &lim);
+    return lim.rlim_cur > 4096 + 128 ? 4096 : (int)lim.rlim_cur - 128;
+}
+
+/* The shim's hidden descriptor, waiting up to 2 s for it (reading on);
+ * -1 if none shows up. */
+static int find_hidden(int fd, unsigned char *buf)
+{
+    int h = -1;
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    for (int i = 0; i < 100 && (h = open_at_or_above(hide_floor())) < 0; i++) {
+        read_step(fd, buf, STEP, "hidden");
+        nanosleep(&ts, NULL);
+    }
+    return h;
+}
+
+/* dup2 onto the shim's hidden descriptor TIMES times (40), closing it again each
+ * time but the last (the numbers come round again), then fork: the program
+ * keeps its descriptor, in the parent and in the child, and reads right
+ * through both. (The shim once logged only 32 moves, then handed the number
+ * to the program while its owner kept it: the prefetch worker's fork
+ * handler closed the program's descriptor in the child.) */
+static int do_hidden_many(const char *path, int times)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        die("open");
+    static unsigned char buf[STEP];
+    for (int i = 0; i < 16; i++)
+        read_step(fd, buf, STEP, "hidden");
+    int h = find_hidden(fd, buf);
+    fprintf(stderr, "forkpf: %s descriptor at %d\n", h >= 0 ? "a hidden" : "no hidden", h);
+    if (h < 0)
+        h = hide_floor();
+    int mine = -1;
+    for (int i = 0; i < times; i++) {
+        int at = open_at_or_above(hide_floor());
+        if (at < 0)
+            at = hide_floor() + i % 2;
+        if (dup2(fd, at) != at)
+            die("dup2");
+        if (i < times - 1)
+            close(at);
+        else
+            mine = at;
+        read_step(fd, buf, STEP, "hidden");
+    }
+    out("dup2 onto it %d times: ok\n", times);
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork");
+    int open_here = fcntl(mine, F_GETFD) >= 0;
+    struct stat a, b;
+    int same = fstat(mine, &a) == 0 && fstat(fd, &b) == 0 && a.st_ino == b.st_ino;
+    if (pid == 0) {
+        for (int i = 0; i < 8; i++)
+            read_step(mine, buf, STEP, "child");
+        out("child: its descriptor %s\n", open_here && same ? "is open" : "WAS CLOSED");
+        fflush(stdout);
+        _exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    for (int i = 0; i < 8; i++)
+        read_step(mine, buf, STEP, "parent");
+    out("parent: its descriptor %s\n", open_here && same ? "is open" : "WAS CLOSED");
+    return 0;
+}
+
 static int do_hidden(const char *path)
 {
     int fd = open(path, O_RDONLY);
@@ -324,19 +399,10 @@ static int do_hidden(const char *path)
     static unsigned char buf[STEP];
     for (int i = 0; i < 16; i++)
         read_step(fd, buf, STEP, "hidden");
-    /* Where fdtab.c's ioh_fd_hide puts them: 4096, or 128 below the limit. */
-    struct rlimit lim;
-    getrlimit(RLIMIT_NOFILE, &lim);
-    int want = lim.rlim_cur > 4096 + 128 ? 4096 : (int)lim.rlim_cur - 128;
-    int h = -1;
-    struct timespec ts = {0, 20 * 1000 * 1000};
-    for (int i = 0; i < 100 && (h = open_at_or_above(want)) < 0; i++) {
-        read_step(fd, buf, STEP, "hidden");
-        nanosleep(&ts, NULL);
-    }
+    int h = find_hidden(fd, buf);
     fprintf(stderr, "forkpf: %s descriptor at %d\n", h >= 0 ? "a hidden" : "no hidden", h);
     if (h < 0)
-        h = want;
+        h = hide_floor();
     errno = 4242;
     int r = dup2(fd, h);
     out("dup2 onto it: %s e%d\n", r == h ? "ok" : "failed", errno);
@@ -368,11 +434,13 @@ int main(int argc, char **argv)
         return do_fork(argv[2], argc > 3 ? atoi(argv[3]) : 30);
     if (argc == 3 && !strcmp(argv[1], "hidden"))
         return do_hidden(argv[2]);
+    if (argc >= 3 && !strcmp(argv[1], "hidden-many"))
+        return do_hidden_many(argv[2], argc > 3 ? atoi(argv[3]) : 40);
     if (argc == 3 && !strcmp(argv[1], "forkrace"))
         return do_forkrace(argv[2], 0);
     if (argc == 3 && !strcmp(argv[1], "forkrace-children"))
         return do_forkrace(argv[2], 1);
     if (argc >= 3 && !strcmp(argv[1], "unshare"))
         return do_unshare(argv[2], argc > 3 && !strcmp(argv[3], "syscall"));
-    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | hidden FILE | --make FILE SIZE");
+    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | hidden FILE | hidden-many FILE [TIMES] | --make FILE SIZE");
 }

@@ -50,6 +50,26 @@ if slowfs_available; then
     else
         CASES=$((CASES + 1))
     fi
+    # 33 and 41 dup2s onto the worker's descriptor (past the 32 moves the
+    # shim once logged; at 33 and 41 its old walk landed on the program's
+    # number), then a fork: the program's descriptor stays open in both
+    # (forkpf hidden-many).
+    for times in 33 41; do
+        "$prog" hidden-many "$T/src/big.bin" $times >"$T/want-many" 2>/dev/null ||
+            fail "forkpf hidden-many $times failed without the shim"
+        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=prefetch timeout -k 5 60 "$prog" hidden-many \
+            "$mnt/big.bin" $times >"$T/out" 2>"$T/err" || true
+        if grep -q 'no hidden' "$T/err"; then
+            note "FUSE: the worker hid no descriptor in 2 s: $times dup2s not tested"
+        elif ! cmp -s "$T/want-many" "$T/out"; then
+            echo "--- prefetch on FUSE, $times dup2s onto the worker's descriptor, then fork:" >&2
+            diff "$T/want-many" "$T/out" | sed 's/^/    | /' >&2 || true
+            show "$T/err"
+            failed+=("prefetch-fuse-$times")
+        else
+            CASES=$((CASES + 1))
+        fi
+    done
     slowfs_umount
 else
     note "no slowfs, /dev/fuse or fusermount3: FUSE case skipped"
