@@ -195,9 +195,7 @@ static void print_header(FILE *o, const struct ioh_reader *r)
         fprintf(o, "# not finished (still running, killed, or ended by exec/_exit)\n");
     if (h->flags & IOH_HDR_TRUNCATED)
         fprintf(o, "# TRUNCATED: %s; %" PRIu64 " events were dropped\n",
-                h->flags & IOH_HDR_FAILED ? "the trace file could not grow"
-                                          : "IOHINT_TRACE_MAX reached",
-                h->dropped_events);
+                ioh_trace_truncation(h->flags), h->dropped_events);
 }
 
 static int dump_one(const char *path, int header)

@@ -833,6 +833,8 @@ const char *ioh_trace_truncation(uint32_t flags)
 {
     if (!(flags & IOH_HDR_TRUNCATED))
         return NULL;
+    if (flags & IOH_HDR_RESERVE)
+        return "the trace stopped growing to leave IOHINT_TRACE_RESERVE free on its filesystem";
     if (flags & IOH_HDR_FAILED)
         return "the trace file could not grow (disk full?)";
     return "trace reached its size bound (IOHINT_TRACE_MAX)";

@@ -21,6 +21,7 @@ enum ioh_opt_type { IOH_OPT_BOOL, IOH_OPT_INT, IOH_OPT_SIZE, IOH_OPT_STRING, IOH
     X(DISABLE,     "disable",     BOOL,   "0",     "pass every call through untouched") \
     X(TRACE_DIR,   "trace_dir",   PATH,   "",      "write a trace per process into this directory (off when empty)") \
     X(TRACE_MAX,   "trace_max",   SIZE,   "1G",    "largest trace file; later events are dropped and counted") \
+    X(TRACE_RESERVE, "trace_reserve", SIZE, "1G",  "free space traces leave on their filesystem (at most 5% of it); past it, events are dropped and counted") \
     X(CALLSITES,   "callsites",   BOOL,   "1",     "record a call-site id per event and one stack per site") \
     X(STACK_DEPTH, "stack_depth", INT,    "16",    "frames kept per call-site stack (1-64)") \
     X(LTTNG,       "lttng",       BOOL,   "0",     "also emit LTTng-UST tracepoints (loads liblttng-ust)") \

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/single_threaded.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -42,6 +43,7 @@ static struct {
     _Atomic uint32_t grow_owner;   /* tid holding the grow lock, 0 if free */
     uint32_t fork_held;
     int warned_grow, warned_full, warned_open;
+    int reserve_hit;               /* a growth was refused: IOHINT_TRACE_RESERVE */
 } g;
 
 const char *ioh_trace_path(void) { return ioh_trace.hdr ? g.path : ""; }
@@ -175,6 +177,32 @@ static long trace_fallocate(int mode, uint64_t at, uint64_t len)
     return err;
 }
 
+/* The free space IOHINT_TRACE_RESERVE asks to be left on the trace's
+ * filesystem, at most 5% of it. A trace per process in a directory that
+ * many processes share must not fill the disk the host runs on (a review's
+ * run of fork-heavy tests filled 68 GB, each trace within its own bound).
+ * Whether `bytes` more can be allocated and leave it: 1 if the filesystem
+ * does not say, or no reserve is asked for (fallocate decides). */
+static int leaves_reserve(long fd, uint64_t bytes)
+{
+    struct statfs sf;
+    if (ioh_raw2(SYS_fstatfs, fd, &sf) != 0)
+        return 1;
+    uint64_t unit = sf.f_frsize ? (uint64_t)sf.f_frsize : (uint64_t)sf.f_bsize;
+    uint64_t avail = (uint64_t)sf.f_bavail * unit, size = (uint64_t)sf.f_blocks * unit;
+    uint64_t reserve = (uint64_t)ioh_opt_int(IOH_OPT_TRACE_RESERVE);
+    if (reserve > size / 20)
+        reserve = size / 20;
+    return reserve == 0 || (avail >= bytes && avail - bytes >= reserve);
+}
+
+/* Why a trace file could not be made: err (-errno), or the reserve. */
+static const char *create_error(int err)
+{
+    return g.reserve_hit ? "less than IOHINT_TRACE_RESERVE would be left free on its filesystem"
+                         : strerror(-err);
+}
+
 /* Make [0, want) of the file allocated and mapped. Grow lock held. */
 static int grow_to(uint64_t want)
 {
@@ -195,7 +223,20 @@ static int grow_to(uint64_t want)
     long fd = get_trace_fd(&opened);
     if (fd < 0)
         return (int)fd;
-    int err = (int)ioh_raw4(SYS_fallocate, fd, 0, (long)have, (long)(target - have));
+    int err;
+    g.reserve_hit = 0;
+    if (!leaves_reserve(fd, target - have)) {
+        /* What is needed now, if that leaves the reserve: no room ahead. */
+        uint64_t need = (want + SEG_SIZE - 1) & ~(uint64_t)(SEG_SIZE - 1);
+        if (need < target && leaves_reserve(fd, need - have)) {
+            target = need;
+        } else {
+            g.reserve_hit = 1;
+            err = -ENOSPC;
+            goto out;
+        }
+    }
+    err = (int)ioh_raw4(SYS_fallocate, fd, 0, (long)have, (long)(target - have));
     if (err == -EOPNOTSUPP) {
         /* No fallocate (some network filesystems): extend and write zeros, so
          * that every page we map is backed and a full disk shows up here. */
@@ -351,7 +392,7 @@ void ioh_trace_start(void)
     if (err < 0) {
         ioh_trace.enabled = 0;
         ioh_warn("cannot create a trace file in %s: %s; tracing is off",
-                 ioh_opt_str(IOH_OPT_TRACE_DIR), strerror(-err));
+                 ioh_opt_str(IOH_OPT_TRACE_DIR), create_error(err));
     }
 }
 
@@ -490,9 +531,19 @@ static int claim_segment(struct ioh_thread *t)
         grow_unlock();
         if (err < 0) {
             atomic_store(&ioh_trace.full, 1);
-            __atomic_fetch_or(&h->flags, IOH_HDR_FAILED | IOH_HDR_TRUNCATED, __ATOMIC_RELAXED);
-            ioh_warn_once(g.warned_grow, "trace %s cannot grow (%s); "
-                          "further events are counted, not recorded", g.path, strerror(-err));
+            __atomic_fetch_or(&h->flags,
+                              IOH_HDR_FAILED | IOH_HDR_TRUNCATED |
+                                  (g.reserve_hit ? IOH_HDR_RESERVE : 0),
+                              __ATOMIC_RELAXED);
+            if (g.reserve_hit)
+                ioh_warn_once(g.warned_grow, "trace %s stops: growing it would leave less than "
+                              "IOHINT_TRACE_RESERVE=%llu bytes (or 5%%) free on its "
+                              "filesystem; further events are counted, not recorded", g.path,
+                              (unsigned long long)ioh_opt_int(IOH_OPT_TRACE_RESERVE));
+            else
+                ioh_warn_once(g.warned_grow, "trace %s cannot grow (%s); "
+                              "further events are counted, not recorded", g.path,
+                              strerror(-err));
             return err;
         }
     }
@@ -529,7 +580,7 @@ void *ioh__trace_reserve_slow(size_t bytes)
                 ioh_trace.hdr = NULL;
                 grow_unlock();
                 ioh_warn("cannot create a trace file for this child in %s: %s; tracing is off",
-                         ioh_opt_str(IOH_OPT_TRACE_DIR), strerror(-err));
+                         ioh_opt_str(IOH_OPT_TRACE_DIR), create_error(err));
                 return NULL;
             }
             atomic_fetch_add(&ioh_trace.gen, 1);

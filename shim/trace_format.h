@@ -54,6 +54,7 @@ enum ioh_op_class { IOH_CLASS_DATA, IOH_CLASS_MAP, IOH_CLASS_SEEK, IOH_CLASS_HIN
 #define IOH_HDR_TRUNCATED  0x1u   /* IOHINT_TRACE_MAX reached; dropped_events lost */
 #define IOH_HDR_FAILED     0x2u   /* the trace could not grow (disk full, ...) */
 #define IOH_HDR_FINISHED   0x4u   /* the process ended normally; end_mono_ns set */
+#define IOH_HDR_RESERVE    0x8u   /* with FAILED: stopped to leave IOHINT_TRACE_RESERVE free */
 
 struct ioh_trace_header {
     char     magic[8];             /* IOH_TRACE_MAGIC */

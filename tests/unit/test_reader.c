@@ -232,6 +232,10 @@ static void bound_is_not_damage(void **state)
     /* A file that could not grow says so, not that it reached the bound. */
     assert_non_null(strstr(ioh_trace_truncation(IOH_HDR_TRUNCATED | IOH_HDR_FAILED),
                            "could not grow"));
+    /* ... and one stopped to leave the reserve free says that. */
+    assert_non_null(strstr(ioh_trace_truncation(IOH_HDR_TRUNCATED | IOH_HDR_FAILED |
+                                                 IOH_HDR_RESERVE),
+                           "IOHINT_TRACE_RESERVE"));
     free(copy);
 }
 

@@ -1,0 +1,61 @@
+#!/bin/bash
+# Traces never fill the disk: each growth leaves IOHINT_TRACE_RESERVE (1G,
+# at most 5% of the filesystem) free. On a 64 MiB tmpfs with 6 MiB free,
+# `dd bs=1` of 1 MiB (a million traced reads, ~16 MB of trace) stops
+# tracing at the reserve: one warning, the trace says why, dd's output is
+# right; a second process gets no trace at all (one warning) and runs
+# untouched. With IOHINT_TRACE_RESERVE=0 the trace grows until the disk is
+# full, as before the reserve (that path too warns once and runs on).
+# (Before the reserve, many traced processes each within IOHINT_TRACE_MAX
+# filled 68 GB of a reviewer's disk.)
+source "$(dirname "$0")/lib.sh"
+
+[[ $(id -u) -eq 0 ]] || skip "needs root to mount a tmpfs"
+fs=$T/fs
+mkdir -p "$fs"
+mount -t tmpfs -o size=64M tmpfs "$fs" 2>"$T/mount.err" || skip "cannot mount a tmpfs: $(cat "$T/mount.err")"
+trap 'umount -l "$fs" 2>/dev/null || true; cleanup' EXIT
+
+free_bytes() { df -B1 --output=avail "$fs" | tail -1 | tr -d ' '; }
+src=$T/src.bin
+make_bin "$src" $((1024 * 1024))
+want=$(md5sum <"$src")
+
+# Leave 6 MiB free.
+fallocate -l $(($(free_bytes) - 6 * 1024 * 1024)) "$fs/filler"
+reserve=$((64 * 1024 * 1024 / 20))          # 5% of the filesystem: below 1G
+
+traced_dd() {   # traced_dd NAME [ENV...]: dd bs=1 through the shim, traced into $fs/NAME
+    local name=$1
+    shift
+    mkdir -p "$fs/$name"
+    env "$@" LD_PRELOAD="$IOHINT_LIB" IOHINT_TRACE_DIR="$fs/$name" IOHINT_CALLSITES=0 \
+        dd if="$src" bs=1 status=none 2>"$T/$name.err" | md5sum >"$T/$name.md5"
+    [[ $(cat "$T/$name.md5") == "$want" ]] || { show "$T/$name.err"; fail "$name: dd's output differs under the shim"; }
+}
+
+traced_dd first
+left=$(free_bytes)
+((left >= reserve)) || fail "first: the trace left $left bytes free, less than the reserve ($reserve)"
+[[ $(grep -c 'stops: growing it would leave less than IOHINT_TRACE_RESERVE' "$T/first.err") -eq 1 ]] ||
+    { show "$T/first.err"; fail "first: expected one warning about the reserve"; }
+dump_has '^# TRUNCATED: the trace stopped growing to leave IOHINT_TRACE_RESERVE free' "$fs/first" ||
+    fail "first: iohint dump does not say why the trace stopped"
+CASES=$((CASES + 1))
+
+traced_dd second
+left2=$(free_bytes)
+((left2 >= reserve)) || fail "second: $left2 bytes left free, less than the reserve ($reserve)"
+grep -q 'cannot create a trace file in .*: less than IOHINT_TRACE_RESERVE would be left free' "$T/second.err" ||
+    { show "$T/second.err"; fail "second: expected one warning that no trace was made"; }
+[[ $(grep -c 'iohint\[' "$T/second.err") -eq 1 ]] || { show "$T/second.err"; fail "second: more than one warning"; }
+CASES=$((CASES + 1))
+
+# Without a reserve: up to a full disk, one warning, dd unharmed.
+rm -rf "$fs/first" "$fs/second"
+traced_dd full IOHINT_TRACE_RESERVE=0
+(($(free_bytes) < reserve)) || fail "IOHINT_TRACE_RESERVE=0: the trace stopped with $(free_bytes) bytes free"
+[[ $(grep -c 'iohint\[' "$T/full.err") -eq 1 ]] || { show "$T/full.err"; fail "full: expected one warning"; }
+grep -q 'cannot grow' "$T/full.err" || { show "$T/full.err"; fail "full: expected 'cannot grow'"; }
+CASES=$((CASES + 1))
+done_ok
