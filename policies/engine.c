@@ -108,6 +108,7 @@ struct ioh_pol_file {
     uint64_t q_len;
     int64_t q_from;
     uint64_t q_t;
+    uint32_t quiet_k;              /* o->quiet_n at the last read seen */
     int64_t size;
     uint64_t dev;                  /* the file's device */
     uint64_t dev_ra;               /* the device's read-ahead, bytes (0: unknown) */
@@ -125,6 +126,7 @@ static struct {
     /* statistics */
     _Atomic uint64_t files, hints, vetoes, overrides, decisions, backoffs, drops;
     _Atomic uint64_t pf_hits, pf_reads;
+    _Atomic uint64_t unseen;       /* reads let go in the quiet lane */
     /* Last: a policy string writes only its first few hundred bytes at
      * start, one page with `active` and `mem_total`; the rules table is
      * touched only by a policy file. */
@@ -814,6 +816,29 @@ static void decide_soon(struct ioh_pol_file *pf, uint32_t within)
     }
 }
 
+/* Open or close the quiet lane (policy.h) after a read that ended at end:
+ * open while auto's stream is settled, confirmed by a later decision, read
+ * by one thread in requests of one size, fast, with no block. The next
+ * unseen read must start at end and ask for that size. */
+static void quiet_lane(struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t end)
+{
+    /* The reads let go since the last one seen (counted racily by the
+     * shim: statistics only). */
+    uint32_t k = o->quiet_n;
+    if (k - pf->quiet_k > 1 && k - pf->quiet_k < (1u << 31))
+        atomic_fetch_add_explicit(&g.unseen, k - pf->quiet_k - 1, memory_order_relaxed);
+    pf->quiet_k = k;
+    uint32_t len = settled(pf) && pf->decide_every > DECIDE_EVERY && !pf->threaded &&
+                           pf->slow_ewma <= SLOW_READ_NS && pf->q_len <= QUIET_MAX_LEN &&
+                           !atomic_load_explicit(&o->cb, memory_order_relaxed)
+                       ? (uint32_t)pf->q_len
+                       : 0;
+    if (len)
+        atomic_store_explicit(&o->fast_end, end, memory_order_relaxed);
+    if (atomic_load_explicit(&o->quiet, memory_order_relaxed) != len)
+        atomic_store_explicit(&o->quiet, len, memory_order_relaxed);
+}
+
 void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64_t ret,
                      uint64_t t, uint64_t dur)
 {
@@ -860,6 +885,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             pf->run_len += (uint64_t)ret;
             pf->run_end = end;
             prefetch_account(fd, o, pf, off, end);
+            quiet_lane(o, pf, end);
             pf_unlock(pf);
             return;
         }
@@ -934,6 +960,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             window(fd, o, pf);
         if (a & IOH_ACT_NOREUSE)
             drop_behind(fd, o, pf, off);
+        quiet_lane(o, pf, end);
     }
     pf_unlock(pf);
 }
@@ -1079,10 +1106,11 @@ void ioh_pol_finish(void)
     ioh_report("stats: policy %s%s, %llu files under a policy", g.spec.nrules ? "file " : "",
              g.spec.nrules ? g.spec.source : pol, (unsigned long long)atomic_load(&g.files));
     ioh_report("stats: hints applied %llu, program hints vetoed %llu, overridden %llu, "
-             "auto decisions %llu",
+             "auto decisions %llu, reads let go unseen %llu",
              (unsigned long long)atomic_load(&g.hints), (unsigned long long)atomic_load(&g.vetoes),
              (unsigned long long)atomic_load(&g.overrides),
-             (unsigned long long)atomic_load(&g.decisions));
+             (unsigned long long)atomic_load(&g.decisions),
+             (unsigned long long)atomic_load(&g.unseen));
     if (c.calls)
         ioh_report("stats: coalesce: %llu reads, %llu served from blocks, %llu block reads, "
                  "%llu direct; system calls saved %lld; %llu bytes read into blocks, %llu served",

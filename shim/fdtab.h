@@ -67,9 +67,15 @@ struct ioh_ofd {
     _Atomic uint32_t sync_tid;     /* the thread moving it when lagging is 2 */
     _Atomic int lagging;           /* 1: the kernel offset lags `offset` (lazy
                                       offsets); 2: a sync is moving it; 0: exact */
-    _Atomic int64_t fast_end;      /* where the last read served by the read()
-                                      fast lane ended (policies/coalesce.h):
-                                      the reads the policies did not see */
+    _Atomic int64_t fast_end;      /* where the last read the policies did not
+                                      see ended: served by the read() fast
+                                      lane (policies/coalesce.h), or let go
+                                      in the quiet lane (below) */
+    _Atomic uint32_t quiet;        /* not 0: reads of this size that continue
+                                      the stream go by unseen (policy.h,
+                                      the quiet lane) */
+    uint32_t quiet_n;              /* reads since the lane opened (racy: only
+                                      picks the ones that are seen) */
     char *path;                    /* path_inline or path_page */
     char *path_page;               /* a page for a long path, kept when the
                                       ofd is reused (never unmapped) */

@@ -95,12 +95,21 @@ static inline int observe(void)
 /* One observed call in flight on this thread. */
 struct call {
     uint64_t t0;
-    uint16_t flags;
+    uint16_t flags;               /* IOH_EV_* (trace_format.h), and: */
 };
+/* A read seen without its duration (quiet_passed); never in a trace: the
+ * quiet lane is closed while tracing. */
+#define IOH_EV_UNTIMED 0x8000u
+
+static inline void enter_untimed(struct call *c)
+{
+    c->flags = ++ioh_tls.depth > 1 ? IOH_EV_SIGNAL : 0;
+    c->t0 = 0;
+}
 
 static inline void enter(struct call *c)
 {
-    c->flags = ++ioh_tls.depth > 1 ? IOH_EV_SIGNAL : 0;
+    enter_untimed(c);
     c->t0 = ioh_ticks();
 }
 
@@ -273,8 +282,38 @@ static inline void policy_observe(int fd, struct ioh_ofd *o, int64_t off, uint64
     int saved = errno;            /* starting the prefetch thread may touch it */
     /* A served read has no storage latency to learn from. */
     ioh_pol_observe(fd, o, off, len, ret, ioh_trace_ns(c->t0),
-                    c->flags & IOH_EV_SERVED ? 0 : ioh_clock_dur(c->t0, ioh_ticks()));
+                    c->flags & (IOH_EV_SERVED | IOH_EV_UNTIMED)
+                        ? 0 : ioh_clock_dur(c->t0, ioh_ticks()));
     errno = saved;
+}
+
+/* The quiet lane (policies/policy.h): whether this read of n bytes of o may
+ * go by unseen if it continues the stream; decided before the read, so that
+ * one not seen is not timed either. Not in a signal handler's read. */
+static inline int quiet_lane(const struct ioh_ofd *o, size_t n, const struct call *c)
+{
+    if (__builtin_expect(!o || atomic_load_explicit(&o->quiet, memory_order_relaxed) != n, 1) ||
+        n == 0 || (c->flags & IOH_EV_SIGNAL) || ioh_trace_enabled() || ioh__lttng_emit)
+        return 0;
+    struct ioh_ofd *w = (struct ioh_ofd *)o;
+    uint32_t k = ++w->quiet_n;    /* racy between threads: only picks the seen ones */
+    return (k & (IOH_QUIET_SAMPLE - 1)) != 0;
+}
+
+/* After a read in the quiet lane: 1 if it went by unseen (it started where
+ * the last one ended and got all it asked for). Else it is seen, untimed:
+ * its start time is taken now. */
+static inline int quiet_passed(struct ioh_ofd *o, int64_t off, uint64_t n, long r,
+                               struct call *c)
+{
+    if ((uint64_t)r == n && n > 0 &&
+        atomic_load_explicit(&o->fast_end, memory_order_relaxed) == off) {
+        atomic_store_explicit(&o->fast_end, off + r, memory_order_relaxed);
+        return 1;
+    }
+    c->t0 = ioh_ticks();
+    c->flags |= IOH_EV_UNTIMED;
+    return 0;
 }
 
 /* Before a call that uses the kernel offset of o: put the kernel offset where
@@ -612,7 +651,7 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
     pthread_testcancel();         /* read() is a cancellation point: a read
                                      served from a block makes no call that is */
     struct call c;
-    enter(&c);
+    enter_untimed(&c);
     c.flags |= flags;
     ssize_t r;
     int err = errno;
@@ -620,8 +659,12 @@ static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller
     uint64_t mark;
     struct ioh_ofd *o;
     unsigned tries = 0;
+    int quiet;
 again:;
     int how = fd_enter_read(fd, &o, &mark);
+    quiet = how == ENTER_LAZY && quiet_lane(o, n, &c);
+    if (!quiet)
+        c.t0 = ioh_ticks();
     if (how == ENTER_LAZY) {
         int check = read_checked(mark, tries);
         struct ioh_coalesce *cb = atomic_load_explicit(&o->cb, memory_order_acquire);
@@ -644,8 +687,10 @@ again:;
         off = consume_offset(fd, o, r, &c);
         fd_leave(o, how);
     }
-    record(IOH_OP_READ, fd, o, off, n, result(r, err), 0, &c, caller);
-    policy_observe(fd, o, off, n, result(r, err), &c);
+    if (!(quiet && quiet_passed(o, off, n, r, &c))) {
+        record(IOH_OP_READ, fd, o, off, n, result(r, err), 0, &c, caller);
+        policy_observe(fd, o, off, n, result(r, err), &c);
+    }
     leave();
     errno = err;
     return r;
@@ -658,8 +703,11 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
     struct call c;
     uint64_t mark = ioh_fd_rebind_mark(fd);      /* before the lookup: fdtab.h */
     struct ioh_ofd *o = ioh_fd_get(fd);
-    enter(&c);
+    enter_untimed(&c);
     c.flags |= flags;
+    int quiet = quiet_lane(o, n, &c);
+    if (!quiet)
+        c.t0 = ioh_ticks();
     ssize_t r;
     int err = 0;                  /* errno is read and set only on failure: the
                                      shim's own work never touches it */
@@ -673,8 +721,10 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
         if (r < 0)
             err = errno;
     }
-    record(IOH_OP_PREAD, fd, o, off, n, result(r, err), 0, &c, caller);
-    policy_observe(fd, o, off, n, result(r, err), &c);
+    if (!(quiet && quiet_passed(o, off, n, r, &c))) {
+        record(IOH_OP_PREAD, fd, o, off, n, result(r, err), 0, &c, caller);
+        policy_observe(fd, o, off, n, result(r, err), &c);
+    }
     leave();
     if (r < 0)
         errno = err;

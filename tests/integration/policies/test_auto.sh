@@ -123,6 +123,53 @@ decisions=$(grep -c 'action=decide .*again\.bin' "$T/again.dump")
     { "$IOHINT" analyze "$T/again.trace" >&2; fail "again: auto did not call the file re-read"; }
 CASES=$((CASES + 3))
 
+# The quiet lane (policies/policy.h): once auto has settled on a sequential
+# stream that needs nothing, the reads that continue it go by unseen, all
+# but one in 64. (4) 3,072 8 KiB read()s: most go by unseen, the output is
+# the same, and none does while tracing (the trace needs each). (5) The
+# same through pread, then 600 preads at random places: auto still sees the
+# jump (a second decision, as without the lane). (6) switch small, untraced:
+# the 4-byte reads are a new size, seen at once, and coalesced as before
+# the lane (60 of 61 served; the check allows a few late).
+LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
+    "$EX/wrong_hint" --hint none "$T/stream.bin" >"$T/quiet.out" 2>"$T/quiet.stats"
+cmp -s "$T/stream.want" "$T/quiet.out" || { show "$T/quiet.out"; fail "quiet lane: output differs"; }
+unseen=$(sed -n 's/.*reads let go unseen \([0-9]*\).*/\1/p' "$T/quiet.stats")
+[[ -n $unseen && $unseen -ge 2500 ]] ||
+    { show "$T/quiet.stats"; fail "quiet lane: ${unseen:-no} reads of 3,072 let go unseen, expected most"; }
+LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 IOHINT_TRACE_DIR=$T/quiet.trace \
+    IOHINT_CALLSITES=0 "$EX/wrong_hint" --hint none "$T/stream.bin" >"$T/quiet.out" 2>"$T/quiet.stats"
+grep -q 'reads let go unseen 0$' "$T/quiet.stats" ||
+    { show "$T/quiet.stats"; fail "quiet lane: reads let go unseen while tracing"; }
+tc_reads=$("$IOHINT" dump "$T/quiet.trace" | grep -c ' read .*stream\.bin' || true)
+[[ $tc_reads -ge 3072 ]] || fail "quiet lane: the trace under auto holds $tc_reads reads of 3,072"
+cat >"$T/preads.py" <<'PY'
+import hashlib, os, random, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+h = hashlib.sha256()
+for i in range(2048):
+    h.update(os.pread(fd, 8192, i * 8192))
+rnd = random.Random(1)
+size = os.fstat(fd).st_size
+for _ in range(600):
+    h.update(os.pread(fd, 8192, rnd.randrange(0, size - 8192) & ~4095))
+print(h.hexdigest())
+PY
+/usr/bin/python3 "$T/preads.py" "$T/switch.bin" >"$T/preads.want"
+LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
+    /usr/bin/python3 "$T/preads.py" "$T/switch.bin" >"$T/preads.out" 2>"$T/preads.stats"
+cmp -s "$T/preads.want" "$T/preads.out" || { show "$T/preads.out"; fail "quiet preads: output differs"; }
+grep -Eq 'auto decisions [2-9], reads let go unseen 1[0-9]{3}$' "$T/preads.stats" ||
+    { show "$T/preads.stats"; fail "quiet preads: expected 2 decisions (sequential, then sparse) and about 1,900 reads let go"; }
+/usr/bin/python3 "$switch" small "$T/switch.bin" >"$T/quiet-small.want"
+LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
+    /usr/bin/python3 "$switch" small "$T/switch.bin" >"$T/quiet-small.out" 2>"$T/quiet-small.stats"
+cmp -s "$T/quiet-small.want" "$T/quiet-small.out" || { show "$T/quiet-small.out"; fail "quiet small: output differs"; }
+served=$(sed -n 's/.*coalesce: [0-9]* reads, \([0-9]*\) served.*/\1/p' "$T/quiet-small.stats")
+[[ -n $served && $served -ge 50 ]] ||
+    { show "$T/quiet-small.stats"; fail "quiet small: ${served:-no} reads served from blocks after the stream's size changed, expected 60"; }
+CASES=$((CASES + 5))
+
 slowfs_available || skip "no slowfs, /dev/fuse or fusermount3"
 
 mkdir -p "$T/src" "$T/mnt"
