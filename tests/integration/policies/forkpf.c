@@ -338,6 +338,20 @@ static int find_hidden(int fd, unsigned char *buf)
     return h;
 }
 
+/* Open path, read on until the shim hides a descriptor (2 s at most) and
+ * return its number (where it would be, if none shows up). */
+static int open_and_find_hidden(const char *path, int *fd, unsigned char *buf)
+{
+    *fd = open(path, O_RDONLY);
+    if (*fd < 0)
+        die("open");
+    for (int i = 0; i < 16; i++)
+        read_step(*fd, buf, STEP, "hidden");
+    int h = find_hidden(*fd, buf);
+    fprintf(stderr, "forkpf: %s descriptor at %d\n", h >= 0 ? "a hidden" : "no hidden", h);
+    return h >= 0 ? h : hide_floor();
+}
+
 /* dup2 onto the shim's hidden descriptor TIMES times (40), closing it again each
  * time but the last (the numbers come round again), then fork: the program
  * keeps its descriptor, in the parent and in the child, and reads right
@@ -346,16 +360,9 @@ static int find_hidden(int fd, unsigned char *buf)
  * handler closed the program's descriptor in the child.) */
 static int do_hidden_many(const char *path, int times)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        die("open");
+    int fd;
     static unsigned char buf[STEP];
-    for (int i = 0; i < 16; i++)
-        read_step(fd, buf, STEP, "hidden");
-    int h = find_hidden(fd, buf);
-    fprintf(stderr, "forkpf: %s descriptor at %d\n", h >= 0 ? "a hidden" : "no hidden", h);
-    if (h < 0)
-        h = hide_floor();
+    open_and_find_hidden(path, &fd, buf);      /* then follow it as it moves */
     int mine = -1;
     for (int i = 0; i < times; i++) {
         int at = open_at_or_above(hide_floor());
@@ -393,16 +400,9 @@ static int do_hidden_many(const char *path, int times)
 
 static int do_hidden(const char *path)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        die("open");
+    int fd;
     static unsigned char buf[STEP];
-    for (int i = 0; i < 16; i++)
-        read_step(fd, buf, STEP, "hidden");
-    int h = find_hidden(fd, buf);
-    fprintf(stderr, "forkpf: %s descriptor at %d\n", h >= 0 ? "a hidden" : "no hidden", h);
-    if (h < 0)
-        h = hide_floor();
+    int h = open_and_find_hidden(path, &fd, buf);
     errno = 4242;
     int r = dup2(fd, h);
     out("dup2 onto it: %s e%d\n", r == h ? "ok" : "failed", errno);
