@@ -373,6 +373,11 @@ void ioh_pol_released(struct ioh_ofd *o)
 /* ------------------------------------------------------------------ */
 /* Serving reads                                                        */
 
+void ioh_pol_posix_lock(void)
+{
+    ioh_prefetch_posix_locked();
+}
+
 void ioh_pol_invalidate(void)
 {
     if (g.active)

@@ -15,9 +15,11 @@
 #include <sys/sysmacros.h>
 
 #include "fdtab.h"
+#include "hidden.h"
 #include "ioh_config.h"
 #include "log.h"
 #include "raw.h"
+#include "spin.h"
 #include "state.h"
 
 #if IOH_HAVE_URING
@@ -63,12 +65,14 @@ static struct {
     int warned;
     _Atomic uint64_t requests, bytes, dropped, stale, overflow, read_bytes;
     /* worker only */
-    struct { uint64_t dev, ino; int fd; uint64_t used; } own[OWN_FDS];
+    /* Descriptors of our own (hidden.h handles + 1; 0: none) */
+    struct { uint64_t dev, ino; int h1; uint64_t used; } own[OWN_FDS];
     uint64_t clock;
     char *scratch;                 /* DEPTH * CHUNK bytes */
 #if IOH_HAVE_URING
     struct io_uring ring;
     int ring_ok;                   /* 1 ready, -1 unavailable */
+    int ring_h;                    /* its descriptor's handle (hidden.h) */
 #endif
 } g;
 
@@ -142,46 +146,114 @@ static int same_file(int fd, uint64_t dev, uint64_t ino)
            (uint64_t)st.st_ino == ino;
 }
 
-/* A descriptor of the worker's own for the file, reopened through the
- * program's descriptor; -1 if that fails. Kept hidden (fdtab.h), and named
- * by the number ioh_fd_hide gave it: the program may dup2 onto that number
- * (it is free as far as it knows), and then ours has moved. One that could
- * not be hidden is not kept (*once: close it after this use): the program
- * could dup2 onto its number, and we would read, and then close, its file. */
-static int own_fd(const struct request *r, int *once)
+/* Set once the program has asked for a process-wide record lock (fcntl
+ * F_SETLK/F_SETLKW, lockf): closing any descriptor of a locked file drops
+ * the process's locks on it, ours too - and hiding a descriptor closes the
+ * number it was opened at. From then on the worker opens and closes none of
+ * its own while the process lives (review: another process saw the
+ * program's read lock gone after the worker let one go; then a test saw it
+ * gone after the worker hid a new one). Set under g_own_lock, which the
+ * worker holds from its check to its last close: a lock the program asks
+ * for after that waits, one asked for before stops the worker. */
+static _Atomic int g_posix_locks;
+static _Atomic uint32_t g_own_lock;
+
+void ioh_prefetch_posix_locked(void)
 {
-    *once = 0;
+    if (atomic_load_explicit(&g_posix_locks, memory_order_acquire))
+        return;
+    int held = ioh_spin_lock(&g_own_lock);   /* 0: the worker's thread itself */
+    atomic_store(&g_posix_locks, 1);
+    if (held)
+        ioh_spin_unlock(&g_own_lock);
+}
+
+/* The number now of a descriptor of the worker's own for the file, reopened
+ * through the program's descriptor and kept hidden (hidden.h); -1 if that
+ * fails. The program may dup2 onto its number and take it over at any
+ * time: reads through it then read the program's file into scratch memory
+ * (pread: no offset moves, a pipe or socket refuses), which changes
+ * nothing. Never closed but through its handle. */
+static int own_fd(const struct request *r)
+{
     int lru = 0;
     for (int i = 0; i < OWN_FDS; i++) {
-        if (g.own[i].fd > 0 && g.own[i].dev == r->dev && g.own[i].ino == r->ino) {
+        if (g.own[i].h1 && g.own[i].dev == r->dev && g.own[i].ino == r->ino) {
             g.own[i].used = ++g.clock;
-            return ioh_fd_relocated(g.own[i].fd);   /* -1 if lost */
+            int locked;
+            int fd = ioh_hidden_get(g.own[i].h1 - 1, &locked);
+            ioh_hidden_put(g.own[i].h1 - 1, locked);
+            return fd;
         }
         if (g.own[i].used < g.own[lru].used)
             lru = i;
     }
+    ioh_spin_lock(&g_own_lock);
+    if (atomic_load(&g_posix_locks)) {
+        ioh_spin_unlock(&g_own_lock);
+        return -1;                /* nothing opened or closed any more */
+    }
     char path[40];
     snprintf(path, sizeof path, "/proc/self/fd/%d", r->fd);
     long fd = ioh_raw_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (!same_file((int)fd, r->dev, r->ino)) {
+    int h = -1;
+    if (fd >= 0 && !same_file((int)fd, r->dev, r->ino))
         ioh_raw_close((int)fd);
+    else if (fd >= 0)
+        h = ioh_hidden_keep((int)fd, IOH_HIDDEN_OWN);  /* -1: closed, not kept */
+    if (h >= 0 && g.own[lru].h1)
+        ioh_hidden_close(g.own[lru].h1 - 1);
+    ioh_spin_unlock(&g_own_lock);
+    if (h < 0)
         return -1;
-    }
-    fd = ioh_fd_hide((int)fd);
-    if (!ioh_fd_hidden((int)fd)) {
-        *once = 1;
-        return (int)fd;
-    }
-    if (g.own[lru].fd > 0)
-        ioh_fd_close_hidden(g.own[lru].fd);
     g.own[lru].dev = r->dev;
     g.own[lru].ino = r->ino;
-    g.own[lru].fd = (int)fd;
+    g.own[lru].h1 = h + 1;
     g.own[lru].used = ++g.clock;
-    return (int)fd;
+    int locked;
+    int now = ioh_hidden_get(h, &locked);
+    ioh_hidden_put(h, locked);
+    return now;
 }
+
+#if IOH_HAVE_URING
+/* The ring, ready for io_uring_enter on the number its descriptor has now
+ * (hidden.h); 0 if there is none. Its descriptor is kept hidden like the
+ * others: left where io_uring_setup put it, it took a number the program's
+ * next open would have had (review). */
+static int ring_ready(void)
+{
+    if (g.ring_ok == 0) {
+        g.ring_ok = -1;
+        if (io_uring_queue_init(DEPTH, &g.ring, 0) == 0) {
+            g.ring_h = ioh_hidden_keep(g.ring.ring_fd, IOH_HIDDEN_OWN);
+            if (g.ring_h >= 0) {
+                g.ring_ok = 1;
+            } else {
+                g.ring.ring_fd = -1;      /* closed by ioh_hidden_keep */
+                io_uring_queue_exit(&g.ring);
+            }
+        }
+    }
+    if (g.ring_ok != 1)
+        return 0;
+    int locked;
+    g.ring.ring_fd = ioh_hidden_get(g.ring_h, &locked);
+    ioh_hidden_put(g.ring_h, locked);
+    return g.ring.ring_fd >= 0;   /* taken over by the program's dup2: enter fails */
+}
+
+/* Unmap the ring and close its descriptor where it is now. */
+static void ring_close(void)
+{
+    if (g.ring_ok == 1) {
+        g.ring.ring_fd = -1;      /* closed through its handle, not this number */
+        io_uring_queue_exit(&g.ring);
+        ioh_hidden_close(g.ring_h);
+    }
+    g.ring_ok = 0;
+}
+#endif
 
 /* Read [off, off+len) into scratch memory, `depth` chunks in flight. */
 static void read_range(int fd, int64_t off, uint64_t len, unsigned depth)
@@ -195,9 +267,7 @@ static void read_range(int fd, int64_t off, uint64_t len, unsigned depth)
     }
     int64_t end = off + (int64_t)len;
 #if IOH_HAVE_URING
-    if (g.ring_ok == 0)
-        g.ring_ok = io_uring_queue_init(DEPTH, &g.ring, 0) == 0 ? 1 : -1;
-    if (g.ring_ok == 1) {
+    if (ring_ready()) {
         unsigned inflight = 0, slot = 0;
         int64_t at = off;
         while (at < end || inflight) {
@@ -236,16 +306,13 @@ static void read_range(int fd, int64_t off, uint64_t len, unsigned depth)
 static void carry_out(const struct request *r)
 {
     if (r->how == IOH_PF_READ || r->how == IOH_PF_READ_SEQ || r->how == IOH_PF_READ_STREAM) {
-        int once;
-        int fd = own_fd(r, &once);
+        int fd = own_fd(r);
         if (fd < 0) {
             atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
             return;
         }
         read_range(fd, r->off, r->len,
                    r->how == IOH_PF_READ_SEQ ? 2 : r->how == IOH_PF_READ_STREAM ? 8 : DEPTH);
-        if (once)
-            ioh_raw_close(fd);
         atomic_fetch_add_explicit(&g.requests, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&g.bytes, r->len, memory_order_relaxed);
         return;
@@ -358,9 +425,7 @@ void ioh_prefetch_stop(void)
     pthread_join(g.thread, NULL);
     ioh_tls.internal--;
 #if IOH_HAVE_URING
-    if (g.ring_ok == 1)
-        io_uring_queue_exit(&g.ring);
-    g.ring_ok = 0;
+    ring_close();
 #endif
     atomic_store(&g.head, 0);
     atomic_store(&g.tail, 0);
@@ -378,14 +443,17 @@ void ioh_prefetch_fork_child(void)
     for (unsigned i = 0; i < QUEUE; i++)
         atomic_store(&g.q[i].ready, 0);
     atomic_store(&g.sleeping, 0);
+    /* A fork child holds no record locks (they are not inherited): closing
+     * its copies of ours drops none. */
     for (int i = 0; i < OWN_FDS; i++)
-        if (g.own[i].fd > 0) {
-            ioh_fd_close_hidden(g.own[i].fd);
-            g.own[i].fd = 0;
+        if (g.own[i].h1) {
+            ioh_hidden_close(g.own[i].h1 - 1);
+            g.own[i].h1 = 0;
         }
+    atomic_store(&g_posix_locks, 0);
 #if IOH_HAVE_URING
     if (g.ring_ok == 1) {
-        ioh_raw_close(g.ring.ring_fd);
+        ioh_hidden_close(g.ring_h);   /* the parent's instance: not unmapped */
         g.ring_ok = 0;
     }
 #endif

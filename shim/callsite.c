@@ -73,7 +73,9 @@ static int backtrace_guarded(void **buf, int max)
     ioh_sigset saved;
     ioh_internal_begin(&saved);
     if (ioh_loader_enter()) {
+        ioh_tls.unwinding++;
         n = g_backtrace(buf, max);
+        ioh_tls.unwinding--;
         ioh_loader_leave();
     }
     ioh_internal_end(&saved);

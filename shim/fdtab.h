@@ -334,41 +334,6 @@ void ioh_fdtab_fork_prepare(void);
 void ioh_fdtab_fork_parent(void);
 void ioh_fdtab_fork_child(void);
 
-/* Descriptors the shim's helpers keep for themselves (libunwind's pipe, the
- * prefetch worker's own descriptors, the trace file's, stderr's copy):
- * ioh_fd_hide moves fd to a high number (close-on-exec) and returns it; the
- * close wrappers then leave hidden descriptors alone, as if they did not
- * exist. At most 64. A number is "hidden" only if ioh_fd_hidden says so:
- * ioh_fd_hide returns fd itself when it cannot hide it (no slot, no free
- * number), and an owner must not keep such a one - the program may dup2
- * onto a number it believes free, and then the owner would use, and close,
- * the program's file. The owner names its descriptor by the number
- * ioh_fd_hide returned, for good: ioh_fd_relocated gives the number it has
- * now, ioh_fd_close_hidden closes it. */
-int ioh_fd_hide(int fd);
-int ioh_fd_hidden(int fd);
-/* Close the descriptor ioh_fd_hide gave the number orig, wherever it is now,
- * and free its slot: 0, or -1 (nothing closed) if orig is not such a number. */
-int ioh_fd_close_hidden(int orig);
-
-/* The program is about to dup2/dup3 onto fd, a number it believes free: if
- * the shim hides a descriptor there, move ours to another hidden number
- * first (or, with none free, lose it). Its owner keeps naming it by the
- * number it was given; ioh_fd_relocated translates that, for the shim's own
- * calls only: the number it has now, -1 if it was lost, the number itself
- * if ioh_fd_hide never gave it out. */
-void ioh_fd_hidden_relocate(int fd);
-extern _Atomic int ioh__fd_relocations;
-int ioh__fd_relocated_slow(int fd);
-static inline int ioh_fd_relocated(int fd)
-{
-    return __builtin_expect(atomic_load_explicit(&ioh__fd_relocations, memory_order_acquire) == 0, 1)
-               ? fd : ioh__fd_relocated_slow(fd);
-}
-/* Close [lo, hi] except the hidden descriptors, with close_range(2). */
-int ioh_fd_close_range_visible(unsigned lo, unsigned hi, int flags,
-                               int (*close_range_fn)(unsigned, unsigned, int));
-
 /* Called (under the table's lock) when a description loses its last
  * descriptor: the policies free their state. */
 void ioh_fdtab_set_release_hook(void (*fn)(struct ioh_ofd *o));

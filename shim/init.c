@@ -17,6 +17,7 @@
 
 #include "callsite.h"
 #include "fdtab.h"
+#include "hidden.h"
 #include "log.h"
 #include "lttng.h"
 #include "options.h"
@@ -73,6 +74,7 @@ static void fork_child(void)
 {
     ioh_tls.tid = 0;
     ioh_tls.pid = 0;
+    ioh_hidden_fork_child();      /* before any handler below closes one */
     if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE)
         return;
     ioh_log_init();

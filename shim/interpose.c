@@ -40,6 +40,7 @@
 
 #include "callsite.h"
 #include "fdtab.h"
+#include "hidden.h"
 #include "loaderguard.h"
 #include "lttng.h"
 #include "coalesce.h"
@@ -642,10 +643,32 @@ static void kernel_offset_exact(int fd)
     fd_leave(o, how);
 }
 
+/* libunwind's read, write or close of its pipe, while it runs for us
+ * (ioh_tls.unwinding, signals blocked): the descriptor the slot it was
+ * given has now, under the slot's lock (hidden.h); -2 if fd is not its
+ * pipe (its own files: the call goes through as it is). */
+static long unwind_pipe_call(long nr, int fd, void *buf, size_t n)
+{
+    int h = ioh_hidden_unwind_find(fd);
+    if (h < 0)
+        return -2;
+    if (nr == SYS_close) {
+        ioh_hidden_close(h);
+        return 0;
+    }
+    int locked;
+    int cur = ioh_hidden_get(h, &locked);
+    long r = cur < 0 ? -EBADF : ioh_raw3(nr, cur, buf, n);
+    ioh_hidden_put(h, locked);
+    return raw_result(r);
+}
+
 static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller)
 {
-    if (__builtin_expect(ioh_tls.internal != 0, 0))
-        return real_read(ioh_fd_relocated(fd), buf, n);    /* libunwind's pipe */
+    if (__builtin_expect(ioh_tls.internal != 0, 0)) {
+        long r = ioh_tls.unwinding ? unwind_pipe_call(SYS_read, fd, buf, n) : -2;
+        return r != -2 ? r : real_read(fd, buf, n);
+    }
     if (!observe())
         return real_read(fd, buf, n);
     pthread_testcancel();         /* read() is a cancellation point: a read
@@ -1161,11 +1184,15 @@ static FILE *freopen_rebinding(FILE *(*fn)(const char *, const char *, FILE *), 
 static int do_close(int fd, void *caller)
 {
     if (__builtin_expect(ioh_tls.internal != 0, 0)) {
-        if (ioh_fd_close_hidden(fd) == 0)
-            return 0;             /* libunwind replacing its pipe */
-        return real_close(fd);
+        long r = ioh_tls.unwinding ? unwind_pipe_call(SYS_close, fd, NULL, 0) : -2;
+        if (r != -2)
+            return (int)r;        /* libunwind replacing its pipe */
+        if (!ioh_hidden_is(fd))
+            return real_close(fd);
+        /* A hidden number closed by a handler of the program that ran
+         * inside our own work: not the program's, as below. */
     }
-    if (__builtin_expect(ioh_fd_hidden(fd), 0)) {
+    if (__builtin_expect(ioh_hidden_is(fd), 0)) {
         errno = EBADF;            /* not the program's: it does not exist for it */
         return -1;
     }
@@ -1198,11 +1225,11 @@ static int do_close_range(unsigned lo, unsigned hi, int flags)
 {
     /* CLOSE_RANGE_CLOEXEC closes nothing now. */
     if (!observe() || (flags & CLOSE_RANGE_CLOEXEC))
-        return ioh_fd_close_range_visible(lo, hi, flags, ioh_real.close_range);
+        return ioh_hidden_close_range(lo, hi, flags, ioh_real.close_range);
     struct ioh_fd_pageset pages = {{0}};
     ioh_fd_rebind_range(lo, hi, &pages, 0);
     ioh_fd_closed_range(lo, hi);
-    int r = ioh_fd_close_range_visible(lo, hi, flags, ioh_real.close_range);
+    int r = ioh_hidden_close_range(lo, hi, flags, ioh_real.close_range);
     int err = errno;
     ioh_fd_rebind_range(lo, hi, &pages, 1);
     errno = err;
@@ -1250,8 +1277,8 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
         enter(&c);
     }
     int r;
-    if (which != 1 && !ioh_tls.internal)
-        ioh_fd_hidden_relocate(newfd);
+    if (which != 1)
+        ioh_hidden_relocate(newfd);
     /* dup2/dup3 take newfd from the description it had (see fdtab.h). */
     struct ioh_fdent *rb = watch && which != 1 ? ioh_fd_rebind_begin(newfd) : NULL;
     if (which == 1)
@@ -1303,6 +1330,8 @@ static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg
         kernel_offset_exact(fd);  /* not reading the struct: it may be invalid */
     if (observe() && is_lock_cmd(cmd))
         ioh_pol_invalidate();     /* a lock means "the file may have changed" */
+    if (cmd == F_SETLK || cmd == F_SETLKW)
+        ioh_pol_posix_lock();     /* ours must not drop it by closing (prefetch.h) */
     int r = fn ? fn(fd, cmd, arg) : (int)raw_result(ioh_raw3(SYS_fcntl, fd, cmd, arg));
     if (!watch)
         return r;
@@ -2840,6 +2869,8 @@ IOH_EXPORT int flock(int fd, int op)
 static int do_lockf(int fd, int cmd, off64_t len)
 {
     kernel_offset_exact(fd);
+    if (cmd == F_LOCK || cmd == F_TLOCK)
+        ioh_pol_posix_lock();
     int r = ioh_real.lockf64 ? ioh_real.lockf64(fd, cmd, len) : (errno = ENOSYS, -1);
     changed_any();
     return r;
@@ -2991,18 +3022,38 @@ IOH_EXPORT int sendmmsg(int sock, struct mmsghdr *v, unsigned int n, int flags)
 /* pipes made by the shim's own helpers                                      */
 
 /* libunwind opens a pipe on its first unwind (to validate memory) and keeps
- * it. Made while the shim is working (internal), its ends are moved to high
- * descriptor numbers and protected from the program's close calls (fdtab), so
- * the program sees the same descriptor numbers as without us and can never
- * close them and reuse the numbers for its own files. */
+ * it. Made while libunwind runs for us (ioh_tls.unwinding), its ends are
+ * kept hidden at high numbers (hidden.h), so the program sees the same
+ * descriptor numbers as without us and can never close them and reuse the
+ * numbers for its own files. */
 static int do_pipe2(int fds[2], int flags)
 {
     int r = ioh_real.pipe2 ? ioh_real.pipe2(fds, flags)
                            : (int)raw_result(ioh_raw2(SYS_pipe2, fds, flags));
-    if (r == 0 && ioh_tls.internal) {
+    if (r == 0 && ioh_tls.unwinding) {
         int err = errno;
+        int h[2];
         for (int i = 0; i < 2; i++)
-            fds[i] = ioh_fd_hide(fds[i]);
+            h[i] = ioh_hidden_keep(fds[i], IOH_HIDDEN_UNWIND);
+        if (h[0] < 0 || h[1] < 0) {
+            /* Not left where the program could dup2 onto it: no pipe. Its
+             * numbers are -1 for libunwind, whose stale ones from before
+             * may be the program's files by now. */
+            for (int i = 0; i < 2; i++) {
+                if (h[i] >= 0)
+                    ioh_hidden_close(h[i]);
+                else
+                    ioh_raw_close(fds[i]);
+                fds[i] = -1;
+            }
+            errno = EMFILE;
+            return -1;
+        }
+        for (int i = 0; i < 2; i++) {
+            int locked;
+            fds[i] = ioh_hidden_get(h[i], &locked);
+            ioh_hidden_put(h[i], locked);
+        }
         errno = err;
     }
     return r;
@@ -3104,8 +3155,12 @@ IOH_EXPORT long syscall(long n, ...)
             break;
         }
     }
-    if (ioh_tls.internal && (n == SYS_read || n == SYS_write || n == SYS_close))
-        a = ioh_fd_relocated((int)a);   /* libunwind validating memory through its pipe */
+    if (ioh_tls.unwinding && (n == SYS_read || n == SYS_write || n == SYS_close)) {
+        /* libunwind validating memory through its pipe */
+        long r = unwind_pipe_call(n, (int)a, (void *)b, (size_t)c);
+        if (r != -2)
+            return r;
+    }
     /* A new process made by hand: the handshake with the shim's calls into
      * the loader (loaderguard.h), in every mode. A child on a stack of its
      * own never comes back here. */

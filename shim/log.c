@@ -7,7 +7,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "fdtab.h"
+#include "hidden.h"
 #include "raw.h"
 
 /* Identity of fd 2 at start; 0/0 means "unknown, don't write". Written at init
@@ -15,7 +15,8 @@
 static struct {
     unsigned long long dev, ino;
     int known;
-    int kept;                      /* hidden copy of fd 2, or -1 */
+    int kept;                      /* handle of our hidden copy of fd 2
+                                      (hidden.h), or -1 */
 } g_stderr = {.kept = -1};
 
 void ioh_log_init(void)
@@ -59,13 +60,8 @@ void ioh_log_keep_stderr(void)
     if (g_stderr.kept >= 0 || !g_stderr.known)
         return;
     long fd = ioh_raw3(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 3);
-    if (fd < 0)
-        return;
-    fd = ioh_fd_hide((int)fd);
-    if (ioh_fd_hidden((int)fd))
-        g_stderr.kept = (int)fd;
-    else
-        ioh_raw_close((int)fd);   /* not kept where the program may dup2 onto it */
+    if (fd >= 0)
+        g_stderr.kept = ioh_hidden_keep((int)fd, IOH_HIDDEN_OWN);   /* -1: closed */
 }
 
 void ioh_report(const char *fmt, ...)
@@ -73,11 +69,15 @@ void ioh_report(const char *fmt, ...)
     int saved = errno;
     va_list ap;
     va_start(ap, fmt);
-    /* The program may have dup2'd onto our hidden copy: it moved (fdtab.h). */
-    int kept = g_stderr.kept >= 0 ? ioh_fd_relocated(g_stderr.kept) : -1;
+    /* Written under the copy's lock: the program may dup2 onto its number,
+     * and then ours moves first (hidden.h). */
+    int locked = 0;
+    int kept = g_stderr.kept >= 0 ? ioh_hidden_get(g_stderr.kept, &locked) : -1;
     if (kept >= 0)
         emit(kept, fmt, ap);
-    else
+    if (g_stderr.kept >= 0)
+        ioh_hidden_put(g_stderr.kept, locked);
+    if (kept < 0)
         ioh_vwarn(fmt, ap);       /* none kept, or ours was lost */
     va_end(ap);
     errno = saved;

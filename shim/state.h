@@ -29,6 +29,9 @@ struct ioh_thread {
     uint32_t pid;                  /* pid when tid was cached (fork check) */
     uint8_t internal;              /* >0 while the shim itself calls out:
                                       wrappers entered now pass straight through */
+    uint8_t unwinding;             /* >0 while libunwind runs for us (signals
+                                      blocked): its calls name its pipe by
+                                      the numbers it was given (hidden.h) */
     uint8_t depth;                 /* wrappers active on this thread; >1 means a
                                       signal handler (or callback) nested */
     uint32_t trace_gen;            /* trace generation `cursor` belongs to */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fdtab.h"
+#include "hidden.h"
 #include "log.h"
 #include "options.h"
 #include "policy.h"
@@ -39,7 +40,8 @@ static struct {
     uint64_t trim_from;            /* where its hole starts */
     _Atomic uint64_t mapped;       /* bytes of file mapped at base */
     uint64_t dev, ino;
-    int kept_fd1;                  /* the file's hidden descriptor + 1, 0: none */
+    int kept1;                     /* the file's hidden descriptor's handle + 1,
+                                      0: none (hidden.h) */
     _Atomic uint32_t grow_owner;   /* tid holding the grow lock, 0 if free */
     uint32_t fork_held;
     int warned_grow, warned_full, warned_open;
@@ -100,80 +102,54 @@ static void grow_unlock(void)
     ioh_spin_unlock(&g.grow_owner);
 }
 
-/* The trace file, opened again (no descriptor is kept between uses), or
- * -errno; -ESTALE if the path is now another file: never write elsewhere. */
-static long open_trace(void)
+/* The trace file's own descriptor, kept at a hidden high number (hidden.h)
+ * for as long as the file is this process's, locked while in use: a dup2 of
+ * the program onto its number waits, then moves ours away, so the trace
+ * never grows or maps the program's file. (Opened again for each use, as
+ * before 2026-11-27, it took the lowest free number, one the program may
+ * have just closed and be about to dup2 onto: its reads then got the
+ * trace's bytes - policy_rebind, mode own, once in CI.) -errno if none. */
+static long get_trace_fd(int *locked)
 {
-    long fd = ioh_raw_openat(AT_FDCWD, g.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
-    if (fd < 0)
-        return fd;
-    struct stat st;
-    if (ioh_raw2(SYS_fstat, fd, &st) < 0 || st.st_dev != g.dev || st.st_ino != g.ino) {
-        ioh_raw_close((int)fd);
-        return -ESTALE;
-    }
-    return fd;
+    *locked = 0;
+    if (!g.kept1)
+        return -EBADF;
+    int fd = ioh_hidden_get(g.kept1 - 1, locked);
+    return fd >= 0 ? fd : -EBADF;
 }
 
-/* A descriptor of the trace file for one use (or -errno), to give back
- * with put_trace_fd. The file's own, kept at a hidden high number (fdtab.h,
- * ioh_fd_hide) for as long as the file is this process's: opened again for
- * each use, it took the lowest free number, one the program may have just
- * closed and be about to dup2 onto - its reads then got the trace's bytes
- * (policy_rebind, mode own, once in CI), and a dup2 in between would have
- * had the trace grow and map the program's file. Opened for the use only
- * where no number could be hidden. */
-static long get_trace_fd(int *opened)
+static void put_trace_fd(int locked)
 {
-    *opened = 0;
-    if (g.kept_fd1) {
-        int fd = ioh_fd_relocated(g.kept_fd1 - 1);
-        if (fd >= 0 && ioh_fd_hidden(fd))
-            return fd;
-    }
-    *opened = 1;
-    return open_trace();
+    if (g.kept1)
+        ioh_hidden_put(g.kept1 - 1, locked);
 }
 
-/* Only one opened for the use is closed: the kept one may have been moved
- * meanwhile (a dup2 onto its number), and the number be the program's. */
-static void put_trace_fd(long fd, int opened)
+/* Keep fd, the new file's, just opened: 0, or -EMFILE if no number could
+ * hide it (fd is closed then: no file is traced into through a number the
+ * program could dup2 onto). The last file's goes first (a fork child's
+ * parent's, or this process's previous one). */
+static int keep_trace_fd(long fd)
 {
-    if (opened)
-        ioh_raw_close((int)fd);
-}
-
-/* Keep fd (the new file's, just opened) hidden, if a number can be; else
- * close it. The last file's goes first (a fork child's parent's, or this
- * process's previous one). */
-static void keep_trace_fd(long fd)
-{
-    if (g.kept_fd1) {
-        ioh_fd_close_hidden(g.kept_fd1 - 1);
-        g.kept_fd1 = 0;
+    if (g.kept1) {
+        ioh_hidden_close(g.kept1 - 1);
+        g.kept1 = 0;
     }
-    int h = ioh_fd_hide((int)fd);
-    struct stat st;
-    /* Moved while the program could dup2 onto the number it had: the high
-     * one must still be the file. */
-    if (!ioh_fd_hidden(h) || ioh_raw2(SYS_fstat, h, &st) < 0 || st.st_dev != g.dev ||
-        st.st_ino != g.ino) {
-        if (ioh_fd_close_hidden(h) != 0)
-            ioh_raw_close(h);
-        return;
-    }
-    g.kept_fd1 = h + 1;
+    int h = ioh_hidden_keep((int)fd, IOH_HIDDEN_OWN);
+    if (h < 0)
+        return -EMFILE;
+    g.kept1 = h + 1;
+    return 0;
 }
 
 /* fallocate(mode) of [at, at + len) of the trace file: 0 or -errno. */
 static long trace_fallocate(int mode, uint64_t at, uint64_t len)
 {
-    int opened;
-    long fd = get_trace_fd(&opened);
+    int locked;
+    long fd = get_trace_fd(&locked);
     if (fd < 0)               /* 0 is a descriptor: with stdin closed, open gives it */
         return fd;
     long err = ioh_raw4(SYS_fallocate, fd, mode, (long)at, (long)len);
-    put_trace_fd(fd, opened);
+    put_trace_fd(locked);
     return err;
 }
 
@@ -219,8 +195,8 @@ static int grow_to(uint64_t want)
     if (target < want)
         return -ENOSPC;
 
-    int opened;
-    long fd = get_trace_fd(&opened);
+    int locked;
+    long fd = get_trace_fd(&locked);
     if (fd < 0)
         return (int)fd;
     int err;
@@ -257,7 +233,7 @@ static int grow_to(uint64_t want)
     }
     atomic_store(&g.mapped, target);
 out:
-    put_trace_fd(fd, opened);
+    put_trace_fd(locked);
     return err;
 }
 
@@ -351,7 +327,10 @@ static int create_file(void)
     ioh_raw2(SYS_fstat, fd, &st);
     g.dev = st.st_dev;
     g.ino = st.st_ino;
-    keep_trace_fd(fd);
+    if (keep_trace_fd(fd) < 0) {
+        ioh_raw1(SYS_unlink, g.path);
+        return -EMFILE;
+    }
 
     /* Reserve one segment more, to align the start to a segment (the hot
      * path finds a record's segment by masking its address). */

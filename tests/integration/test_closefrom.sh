@@ -48,4 +48,18 @@ grep -qx "trace kept at a high number: yes" "$T/growth.out" ||
     { show "$T/growth.out"; fail "the trace file has no hidden descriptor of its own"; }
 "$TRACECHECK" -q "$T/growth" || fail "the grown trace is damaged"
 
+# The program owns the number the trace's descriptor was hidden at (it
+# dup2'd there; ours moved), and a signal handler closes it while the main
+# thread is inside the shim's own work (fseek/fgetc): the program's number
+# must close (progs/sigclose.c; once it went to our moved descriptor).
+CASES=$((CASES + 1))
+head -c 8192 /dev/urandom >"$T/sig.bin"
+mkdir -p "$T/sigclose"
+LD_PRELOAD="$IOHINT_LIB" IOHINT_TRACE_DIR="$T/sigclose" IOHINT_TRACE_MAX=32M \
+    "$PROGS/sigclose" "$T/sig.bin" 3 >"$T/sigclose.out" 2>"$T/sigclose.err" ||
+    { show "$T/sigclose.err"; fail "sigclose failed"; }
+grep -qx "signals: many" "$T/sigclose.out" || { show "$T/sigclose.out"; fail "sigclose: too few signals"; }
+grep -qx "left open 0 times" "$T/sigclose.out" ||
+    { show "$T/sigclose.out"; fail "a handler's close() of the program's descriptor left it open"; }
+
 done_ok

@@ -6,6 +6,9 @@
  *        forkpf forkrace FILE
  *        forkpf forkrace-children FILE
  *        forkpf hidden FILE
+ *        forkpf hidden-many FILE [TIMES]
+ *        forkpf numbers FILE
+ *        forkpf lock FILE DIR
  *        forkpf --make FILE SIZE
  *
  * FILE holds 64-bit words equal to their own offsets, so every read checks
@@ -398,6 +401,83 @@ static int do_hidden_many(const char *path, int times)
     return 0;
 }
 
+/* The prefetch worker busy on the file (its own descriptor and its
+ * io_uring ring hidden, on FUSE): the program's next open gets the number
+ * it gets without the shim, and after "exec N<file" with that number and a
+ * fork, N is open in both. (The ring's descriptor was left where
+ * io_uring_setup put it: the next open got 5 instead of 4, and the fork
+ * handler closed the program's 4 in the child; review.) */
+static int do_numbers(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        die("open");
+    static unsigned char buf[STEP];
+    for (int i = 0; i < 64; i++)
+        read_step(fd, buf, STEP, "numbers");
+    struct timespec ts = {0, 300 * 1000 * 1000};
+    nanosleep(&ts, NULL);         /* the worker is at work by now */
+    int next = open("/dev/null", O_RDONLY);
+    out("next open got %d\n", next);
+    close(next);
+    if (dup2(fd, next) != next)
+        die("dup2");
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork");
+    if (pid == 0) {
+        out("child: %d %s\n", next, fcntl(next, F_GETFD) >= 0 ? "open" : "CLOSED");
+        _exit(0);
+    }
+    waitpid(pid, NULL, 0);
+    out("parent: %d %s\n", next, fcntl(next, F_GETFD) >= 0 ? "open" : "CLOSED");
+    return 0;
+}
+
+/* The program read-locks FILE (fcntl F_SETLK: a lock of the process),
+ * then reads 16 other files of DIR (f1.bin ... f16.bin): the prefetch
+ * worker's own descriptors, one per file, come and go. Closing any
+ * descriptor of FILE drops the process's locks on it: another process must
+ * still see the lock. (The worker closed its own descriptor of FILE to
+ * make room for the others; review.) */
+static int do_lock(const char *path, const char *dir)
+{
+    static unsigned char buf[STEP];
+    int a = open(path, O_RDONLY);
+    if (a < 0)
+        die("open");
+    for (int i = 0; i < 32; i++)
+        read_step(a, buf, STEP, "lock");
+    struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+    if (fcntl(a, F_SETLK, &fl) != 0)
+        die("F_SETLK");
+    for (int i = 1; i <= 16; i++) {
+        char other[4096];
+        snprintf(other, sizeof other, "%s/f%d.bin", dir, i);
+        int f = open(other, O_RDONLY);
+        if (f < 0)
+            die("open %s", other);
+        for (int k = 0; k < 32; k++)
+            read_step(f, buf, STEP, "lock");
+        struct timespec ts = {0, 30 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        close(f);
+    }
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork");
+    if (pid == 0) {
+        int c = open(path, O_RDONLY);
+        struct flock q = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+        if (c < 0 || fcntl(c, F_GETLK, &q) != 0)
+            die("F_GETLK");
+        out("another process sees the lock: %s\n", q.l_type == F_UNLCK ? "GONE" : "held");
+        _exit(0);
+    }
+    waitpid(pid, NULL, 0);
+    return 0;
+}
+
 static int do_hidden(const char *path)
 {
     int fd;
@@ -434,6 +514,10 @@ int main(int argc, char **argv)
         return do_fork(argv[2], argc > 3 ? atoi(argv[3]) : 30);
     if (argc == 3 && !strcmp(argv[1], "hidden"))
         return do_hidden(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "numbers"))
+        return do_numbers(argv[2]);
+    if (argc == 4 && !strcmp(argv[1], "lock"))
+        return do_lock(argv[2], argv[3]);
     if (argc >= 3 && !strcmp(argv[1], "hidden-many"))
         return do_hidden_many(argv[2], argc > 3 ? atoi(argv[3]) : 40);
     if (argc == 3 && !strcmp(argv[1], "forkrace"))
@@ -442,5 +526,5 @@ int main(int argc, char **argv)
         return do_forkrace(argv[2], 1);
     if (argc >= 3 && !strcmp(argv[1], "unshare"))
         return do_unshare(argv[2], argc > 3 && !strcmp(argv[3], "syscall"));
-    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | hidden FILE | hidden-many FILE [TIMES] | --make FILE SIZE");
+    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | hidden FILE | hidden-many FILE [TIMES] | numbers FILE | lock FILE DIR | --make FILE SIZE");
 }

@@ -70,9 +70,33 @@ if slowfs_available; then
             CASES=$((CASES + 1))
         fi
     done
+    # The worker's descriptors (its own, its io_uring ring) take none of the
+    # program's numbers (forkpf numbers); closing them drops none of the
+    # program's record locks (forkpf lock: 16 other files cycle through the
+    # worker's 16 descriptors).
+    for i in $(seq 16); do "$prog" --make "$T/src/f$i.bin" $((4 * 1024 * 1024)); done
+    "$prog" numbers "$T/src/big.bin" >"$T/want-numbers" 2>/dev/null ||
+        fail "forkpf numbers failed without the shim"
+    "$prog" lock "$T/src/big.bin" "$T/src" >"$T/want-lock" 2>/dev/null ||
+        fail "forkpf lock failed without the shim"
+    grep -q 'lock: held' "$T/want-lock" || { show "$T/want-lock"; fail "forkpf lock: odd output without the shim"; }
+    for mode in numbers lock; do
+        args=("$mnt/big.bin")
+        [[ $mode == lock ]] && args+=("$mnt")
+        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=prefetch timeout -k 5 60 "$prog" $mode "${args[@]}" \
+            >"$T/out" 2>"$T/err" || true
+        if ! cmp -s "$T/want-$mode" "$T/out"; then
+            echo "--- prefetch on FUSE, forkpf $mode:" >&2
+            diff "$T/want-$mode" "$T/out" | sed 's/^/    | /' >&2 || true
+            show "$T/err"
+            failed+=("prefetch-fuse-$mode")
+        else
+            CASES=$((CASES + 1))
+        fi
+    done
     slowfs_umount
 else
     note "no slowfs, /dev/fuse or fusermount3: FUSE case skipped"
 fi
-[[ ${#failed[@]} -eq 0 ]] || fail "dup2 onto a hidden descriptor, then close(): not closed under: ${failed[*]}"
+[[ ${#failed[@]} -eq 0 ]] || fail "the shim's hidden descriptors showed through under: ${failed[*]}"
 done_ok

@@ -1,0 +1,253 @@
+/* hidden.c - descriptors the shim keeps for itself; see hidden.h. */
+#include "hidden.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "raw.h"
+#include "spin.h"
+#include "state.h"
+
+#define SLOTS 64
+
+struct slot {
+    _Atomic uint32_t used;         /* 1: taken (set up, live, or lost) */
+    _Atomic uint32_t lock;         /* spin.h: the tid holding it */
+    _Atomic int cur;               /* the number now + 1; 0: lost (or not yet) */
+    _Atomic int given;             /* the number given out + 1 (libunwind's name) */
+    int kind;                      /* IOH_HIDDEN_* */
+};
+
+IOH_STARTUP_DATA static struct {
+    struct slot s[SLOTS];
+    _Atomic int n;                 /* slots ever used: the scans stop here */
+} g;
+
+/* Where hidden descriptors go: 128 numbers below the limit (leaving those
+ * to programs that dup2 to a high number of their own: bash's 255), 4096 at
+ * most; under a limit of 256 or less, the top quarter (at a limit of 100,
+ * the program's 3..74 keep their numbers; found by a tester: nothing was
+ * hidden at 128 or less). */
+static long hide_floor(void)
+{
+    struct { unsigned long long cur, max; } lim = {1024, 1024};
+    ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim);
+    long cur = lim.cur > 4096 + 128 ? 4096 + 128 : (long)lim.cur;
+    return cur > 256 ? cur - 128 : cur - cur / 4;
+}
+
+static int same_file(int a, int b)
+{
+    struct stat sa, sb;
+    return ioh_raw2(SYS_fstat, a, &sa) == 0 && ioh_raw2(SYS_fstat, b, &sb) == 0 &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int slots(void)
+{
+    int n = atomic_load_explicit(&g.n, memory_order_acquire);
+    return n < SLOTS ? n : SLOTS;
+}
+
+/* Another live libunwind slot was given the number n: libunwind would name
+ * two descriptors by it. */
+static int unwind_given(int n, int self)
+{
+    for (int i = 0; i < slots(); i++)
+        if (i != self && atomic_load(&g.s[i].used) && g.s[i].kind == IOH_HIDDEN_UNWIND &&
+            atomic_load(&g.s[i].given) == n + 1)
+            return 1;
+    return 0;
+}
+
+static void slot_free(struct slot *s)
+{
+    atomic_store(&s->given, 0);
+    atomic_store(&s->cur, 0);
+    ioh_spin_unlock(&s->lock);
+    atomic_store_explicit(&s->used, 0, memory_order_release);
+}
+
+int ioh_hidden_keep(int fd, int kind)
+{
+    if (fd < 0)
+        return -1;
+    long want = hide_floor();
+    int i;
+    for (i = 0; i < SLOTS; i++) {
+        uint32_t zero = 0;
+        if (atomic_compare_exchange_strong(&g.s[i].used, &zero, 1))
+            break;
+    }
+    struct slot *s = i < SLOTS ? &g.s[i] : NULL;
+    if (s) {
+        ioh_spin_lock(&s->lock);  /* free until now: ours at once */
+        int n = atomic_load(&g.n);
+        while (n < i + 1 && !atomic_compare_exchange_weak(&g.n, &n, i + 1))
+            ;
+        long high = fd;
+        if (fd < want)
+            high = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
+        else
+            ioh_raw3(SYS_fcntl, fd, F_SETFD, FD_CLOEXEC);
+        if (high >= 0 && kind == IOH_HIDDEN_UNWIND && unwind_given((int)high, i)) {
+            if (high != fd)
+                ioh_raw_close((int)high);
+            high = -1;
+        }
+        if (high >= 0) {
+            s->kind = kind;
+            atomic_store(&s->given, (int)high + 1);
+            atomic_store(&s->cur, (int)high + 1);
+            /* Published from here on: a relocation waits for our lock. Before,
+             * a dup2 of the program onto the new number went unseen: then
+             * the number is the program's file, not ours to keep or close. */
+            if (high != fd && !same_file((int)high, fd)) {
+                slot_free(s);
+                return kind == IOH_HIDDEN_UNWIND ? -1 : (ioh_raw_close(fd), -1);
+            }
+            if (high != fd)
+                ioh_raw_close(fd);
+            ioh_spin_unlock(&s->lock);
+            return i;
+        }
+        slot_free(s);
+    }
+    if (kind != IOH_HIDDEN_UNWIND)
+        ioh_raw_close(fd);        /* not kept where the program could dup2 onto it */
+    return -1;
+}
+
+int ioh_hidden_get(int h, int *locked)
+{
+    *locked = 0;
+    if (h < 0 || h >= SLOTS)
+        return -1;
+    struct slot *s = &g.s[h];
+    if (!ioh_spin_lock(&s->lock))
+        return -1;                /* a nested handler of the holder's thread */
+    *locked = 1;
+    int cur = atomic_load(&s->cur);
+    return cur > 0 ? cur - 1 : -1;
+}
+
+void ioh_hidden_put(int h, int locked)
+{
+    if (locked)
+        ioh_spin_unlock(&g.s[h].lock);
+}
+
+void ioh_hidden_close(int h)
+{
+    if (h < 0 || h >= SLOTS)
+        return;
+    struct slot *s = &g.s[h];
+    if (!ioh_spin_lock(&s->lock))
+        return;                   /* a nested handler: leave it to the holder */
+    int cur = atomic_load(&s->cur);
+    if (cur > 0)
+        ioh_raw_close(cur - 1);
+    slot_free(s);
+}
+
+int ioh_hidden_is(int fd)
+{
+    for (int i = 0; i < slots(); i++)
+        if (atomic_load_explicit(&g.s[i].used, memory_order_relaxed) &&
+            atomic_load_explicit(&g.s[i].cur, memory_order_relaxed) == fd + 1)
+            return 1;
+    return 0;
+}
+
+void ioh_hidden_relocate(int fd)
+{
+    if (fd < 0)
+        return;
+    for (int i = 0; i < slots(); i++) {
+        struct slot *s = &g.s[i];
+        if (!atomic_load(&s->used) || atomic_load(&s->cur) != fd + 1)
+            continue;
+        if (!ioh_spin_lock(&s->lock))
+            return;               /* our own thread holds it: the program's dup2 wins */
+        if (atomic_load(&s->used) && atomic_load(&s->cur) == fd + 1) {
+            /* Above the floor; if every number there is taken, any free one
+             * (the program's next open then gets another number than
+             * without the shim, which is better than our owner using the
+             * program's file: review saw libunwind read a byte of it, then
+             * write to its pipe left without a reader, and SIGPIPE kill the
+             * program). With none free at all, ours is lost: its owner's
+             * calls get -1 and fail with EBADF instead of reaching the
+             * program's file. */
+            long moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, hide_floor());
+            if (moved < 0)
+                moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+            atomic_store(&s->cur, moved < 0 ? 0 : (int)moved + 1);
+        }
+        ioh_spin_unlock(&s->lock);
+        return;
+    }
+}
+
+int ioh_hidden_unwind_find(int fd)
+{
+    for (int i = 0; i < slots(); i++)
+        if (atomic_load(&g.s[i].used) && g.s[i].kind == IOH_HIDDEN_UNWIND &&
+            atomic_load(&g.s[i].given) == fd + 1)
+            return i;
+    return -1;
+}
+
+/* The lowest hidden descriptor in [lo, hi]; 0 if none. */
+static int lowest_hidden(unsigned lo, unsigned hi, unsigned *out)
+{
+    int found = 0;
+    for (int i = 0; i < slots(); i++) {
+        int h = atomic_load(&g.s[i].used) ? atomic_load(&g.s[i].cur) - 1 : -1;
+        if (h >= 0 && (unsigned)h >= lo && (unsigned)h <= hi && (!found || (unsigned)h < *out)) {
+            *out = (unsigned)h;
+            found = 1;
+        }
+    }
+    return found;
+}
+
+int ioh_hidden_close_range(unsigned lo, unsigned hi, int flags,
+                           int (*fn)(unsigned, unsigned, int))
+{
+    int r = 0;
+    for (;;) {
+        unsigned h = 0;
+        int found = lowest_hidden(lo, hi, &h);
+        if (!found || h > lo) {
+            unsigned last = found ? h - 1 : hi;
+            int rr;
+            if (fn) {
+                rr = fn(lo, last, flags);
+            } else {
+                long k = ioh_raw3(SYS_close_range, lo, last, flags);
+                if (k < 0)
+                    errno = (int)-k;
+                rr = k < 0 ? -1 : 0;
+            }
+            if (rr != 0)
+                r = rr;
+        }
+        if (!found || h >= hi)
+            return r;
+        lo = h + 1;
+    }
+}
+
+void ioh_hidden_fork_child(void)
+{
+    for (int i = 0; i < slots(); i++) {
+        struct slot *s = &g.s[i];
+        atomic_store(&s->lock, 0);
+        if (atomic_load(&s->used) && atomic_load(&s->given) == 0)
+            atomic_store(&s->used, 0);    /* was being set up by another thread */
+    }
+}

@@ -1,0 +1,75 @@
+/* hidden.h - descriptors the shim keeps for itself, out of the program's way.
+ *
+ * The shim's helpers keep a few descriptors of their own: the trace file's,
+ * a copy of stderr, the prefetch worker's own descriptors and its io_uring
+ * ring, libunwind's pipe. Each is moved to a high number (close-on-exec)
+ * and kept in a slot here, so that the program sees the numbers it would see
+ * without the shim, and its close(), close_range() and closefrom() never
+ * reach ours (ioh_hidden_is, ioh_hidden_close_range).
+ *
+ * The program may still dup2() onto such a number: it is free as far as the
+ * program knows. The dup2 wrappers first move ours to another high number
+ * (ioh_hidden_relocate), or, with none free, lose it. So an owner never
+ * names its descriptor by a number: it holds a handle, and asks for the
+ * number with the slot's lock held for as long as it uses it
+ * (ioh_hidden_get/put), so that a relocation - and the program's dup2 after
+ * it - waits until the owner is done. Closing is done here, under the same
+ * lock (ioh_hidden_close): an owner never closes a number that may have
+ * become the program's. A descriptor that cannot be hidden is not kept at
+ * all (ioh_hidden_keep closes it): an owner keeps nothing the program could
+ * dup2 onto.
+ *
+ * libunwind is the exception: it gets the numbers of its pipe (shim/
+ * interpose.c, pipe2) and names them so in its later calls. Its slots are
+ * marked IOH_HIDDEN_UNWIND; while it runs (ioh_tls.unwinding, signals
+ * blocked) its read/write/close of such a number go to the descriptor the
+ * slot has now (ioh_hidden_unwind_find). No other code is translated: a
+ * signal handler of the program that runs inside the shim's own work names
+ * the program's descriptors.
+ *
+ * Locks are spin locks with an owner (spin.h): a relocation from a signal
+ * handler that interrupted the slot's holder on its own thread does not
+ * wait (the program's dup2 then goes ahead and the holder loses its
+ * descriptor). At most 64 slots.
+ */
+#ifndef IOH_HIDDEN_H
+#define IOH_HIDDEN_H
+
+enum { IOH_HIDDEN_OWN = 0, IOH_HIDDEN_UNWIND = 1 };
+
+/* Move fd to a high number and keep it: a handle (>= 0), or -1 if it
+ * could not be hidden, in which case fd is closed (or, for
+ * IOH_HIDDEN_UNWIND, left where it is for the caller to close). */
+int ioh_hidden_keep(int fd, int kind);
+
+/* The number the handle's descriptor has now, with the slot locked until
+ * ioh_hidden_put: -1 if it was lost (or the slot's lock is this thread's
+ * already: a nested signal handler; *locked is then 0). Always pair with
+ * ioh_hidden_put(h, *locked). */
+int ioh_hidden_get(int h, int *locked);
+void ioh_hidden_put(int h, int locked);
+
+/* Close the handle's descriptor, wherever it is now, and free the slot. */
+void ioh_hidden_close(int h);
+
+/* Whether fd, a number now, is one of the shim's (the program's close of
+ * it fails with EBADF, as without the shim). */
+int ioh_hidden_is(int fd);
+
+/* The program is about to dup2/dup3 onto fd: if a hidden descriptor is
+ * there, move it first (or lose it, with no number free). */
+void ioh_hidden_relocate(int fd);
+
+/* libunwind's slot given the number fd (while ioh_tls.unwinding), or -1. */
+int ioh_hidden_unwind_find(int fd);
+
+/* close_range(lo, hi, flags) except the hidden descriptors, through fn
+ * (libc's) or the raw system call if NULL. */
+int ioh_hidden_close_range(unsigned lo, unsigned hi, int flags,
+                           int (*fn)(unsigned, unsigned, int));
+
+/* A fork child: the only thread; locks held by the parent's other threads
+ * are let go, slots being set up are forgotten. */
+void ioh_hidden_fork_child(void);
+
+#endif
