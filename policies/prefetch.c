@@ -180,10 +180,7 @@ static int own_fd(const struct request *r)
     for (int i = 0; i < OWN_FDS; i++) {
         if (g.own[i].h1 && g.own[i].dev == r->dev && g.own[i].ino == r->ino) {
             g.own[i].used = ++g.clock;
-            int locked;
-            int fd = ioh_hidden_get(g.own[i].h1 - 1, &locked);
-            ioh_hidden_put(g.own[i].h1 - 1, locked);
-            return fd;
+            return ioh_hidden_number(g.own[i].h1 - 1);
         }
         if (g.own[i].used < g.own[lru].used)
             lru = i;
@@ -210,10 +207,7 @@ static int own_fd(const struct request *r)
     g.own[lru].ino = r->ino;
     g.own[lru].h1 = h + 1;
     g.own[lru].used = ++g.clock;
-    int locked;
-    int now = ioh_hidden_get(h, &locked);
-    ioh_hidden_put(h, locked);
-    return now;
+    return ioh_hidden_number(h);
 }
 
 #if IOH_HAVE_URING
@@ -237,9 +231,7 @@ static int ring_ready(void)
     }
     if (g.ring_ok != 1)
         return 0;
-    int locked;
-    g.ring.ring_fd = ioh_hidden_get(g.ring_h, &locked);
-    ioh_hidden_put(g.ring_h, locked);
+    g.ring.ring_fd = ioh_hidden_number(g.ring_h);
     return g.ring.ring_fd >= 0;   /* taken over by the program's dup2: enter fails */
 }
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -122,23 +123,46 @@ int ioh_hidden_keep(int fd, int kind)
     return -1;
 }
 
-int ioh_hidden_get(int h, int *locked)
+static void block_signals(ioh_sigset *saved)
 {
-    *locked = 0;
+    unsigned long all[sizeof saved->mask / sizeof(unsigned long)];
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        all[i] = ~0ul;
+    ioh_raw4(SYS_rt_sigprocmask, SIG_BLOCK, all, saved->mask, 8);
+}
+
+static void restore_signals(const ioh_sigset *saved)
+{
+    ioh_raw4(SYS_rt_sigprocmask, SIG_SETMASK, saved->mask, NULL, 8);
+}
+
+int ioh_hidden_get(int h, struct ioh_hidden_use *use)
+{
+    use->locked = 0;
+    block_signals(&use->saved);
     if (h < 0 || h >= SLOTS)
         return -1;
     struct slot *s = &g.s[h];
     if (!ioh_spin_lock(&s->lock))
-        return -1;                /* a nested handler of the holder's thread */
-    *locked = 1;
+        return -1;                /* a handler of the holder's thread (signals were open) */
+    use->locked = 1;
     int cur = atomic_load(&s->cur);
     return cur > 0 ? cur - 1 : -1;
 }
 
-void ioh_hidden_put(int h, int locked)
+void ioh_hidden_put(int h, const struct ioh_hidden_use *use)
 {
-    if (locked)
+    if (use->locked)
         ioh_spin_unlock(&g.s[h].lock);
+    restore_signals(&use->saved);
+}
+
+int ioh_hidden_number(int h)
+{
+    struct ioh_hidden_use use;
+    int fd = ioh_hidden_get(h, &use);
+    ioh_hidden_put(h, &use);
+    return fd;
 }
 
 void ioh_hidden_close(int h)
@@ -146,12 +170,15 @@ void ioh_hidden_close(int h)
     if (h < 0 || h >= SLOTS)
         return;
     struct slot *s = &g.s[h];
-    if (!ioh_spin_lock(&s->lock))
-        return;                   /* a nested handler: leave it to the holder */
-    int cur = atomic_load(&s->cur);
-    if (cur > 0)
-        ioh_raw_close(cur - 1);
-    slot_free(s);
+    ioh_sigset saved;
+    block_signals(&saved);
+    if (ioh_spin_lock(&s->lock)) {   /* else a nested handler: the holder's */
+        int cur = atomic_load(&s->cur);
+        if (cur > 0)
+            ioh_raw_close(cur - 1);
+        slot_free(s);
+    }
+    restore_signals(&saved);
 }
 
 int ioh_hidden_is(int fd)
@@ -171,8 +198,12 @@ void ioh_hidden_relocate(int fd)
         struct slot *s = &g.s[i];
         if (!atomic_load(&s->used) || atomic_load(&s->cur) != fd + 1)
             continue;
-        if (!ioh_spin_lock(&s->lock))
+        ioh_sigset saved;
+        block_signals(&saved);
+        if (!ioh_spin_lock(&s->lock)) {
+            restore_signals(&saved);
             return;               /* our own thread holds it: the program's dup2 wins */
+        }
         if (atomic_load(&s->used) && atomic_load(&s->cur) == fd + 1) {
             /* Above the floor; if every number there is taken, any free one
              * (the program's next open then gets another number than
@@ -188,6 +219,7 @@ void ioh_hidden_relocate(int fd)
             atomic_store(&s->cur, moved < 0 ? 0 : (int)moved + 1);
         }
         ioh_spin_unlock(&s->lock);
+        restore_signals(&saved);
         return;
     }
 }

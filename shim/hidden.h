@@ -35,6 +35,8 @@
 #ifndef IOH_HIDDEN_H
 #define IOH_HIDDEN_H
 
+#include "state.h"
+
 enum { IOH_HIDDEN_OWN = 0, IOH_HIDDEN_UNWIND = 1 };
 
 /* Move fd to a high number and keep it: a handle (>= 0), or -1 if it
@@ -42,12 +44,22 @@ enum { IOH_HIDDEN_OWN = 0, IOH_HIDDEN_UNWIND = 1 };
  * IOH_HIDDEN_UNWIND, left where it is for the caller to close). */
 int ioh_hidden_keep(int fd, int kind);
 
-/* The number the handle's descriptor has now, with the slot locked until
- * ioh_hidden_put: -1 if it was lost (or the slot's lock is this thread's
- * already: a nested signal handler; *locked is then 0). Always pair with
- * ioh_hidden_put(h, *locked). */
-int ioh_hidden_get(int h, int *locked);
-void ioh_hidden_put(int h, int locked);
+/* The number the handle's descriptor has now, with the slot locked and
+ * this thread's signals blocked until ioh_hidden_put: -1 if it was lost.
+ * Signals are blocked because a handler that ran meanwhile on this thread
+ * could not move ours before its own dup2 onto the number (it cannot wait
+ * for the lock its thread holds), and the owner would go on with the
+ * program's file. Always pair with ioh_hidden_put(h, &use). */
+struct ioh_hidden_use {
+    int locked;
+    ioh_sigset saved;
+};
+int ioh_hidden_get(int h, struct ioh_hidden_use *use);
+void ioh_hidden_put(int h, const struct ioh_hidden_use *use);
+
+/* The number now, not held: for an owner whose use of a number the program
+ * took over meanwhile changes nothing (the prefetch worker's preads). */
+int ioh_hidden_number(int h);
 
 /* Close the handle's descriptor, wherever it is now, and free the slot. */
 void ioh_hidden_close(int h);

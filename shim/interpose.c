@@ -656,10 +656,10 @@ static long unwind_pipe_call(long nr, int fd, void *buf, size_t n)
         ioh_hidden_close(h);
         return 0;
     }
-    int locked;
-    int cur = ioh_hidden_get(h, &locked);
+    struct ioh_hidden_use use;
+    int cur = ioh_hidden_get(h, &use);
     long r = cur < 0 ? -EBADF : ioh_raw3(nr, cur, buf, n);
-    ioh_hidden_put(h, locked);
+    ioh_hidden_put(h, &use);
     return raw_result(r);
 }
 
@@ -3049,11 +3049,8 @@ static int do_pipe2(int fds[2], int flags)
             errno = EMFILE;
             return -1;
         }
-        for (int i = 0; i < 2; i++) {
-            int locked;
-            fds[i] = ioh_hidden_get(h[i], &locked);
-            ioh_hidden_put(h[i], locked);
-        }
+        for (int i = 0; i < 2; i++)
+            fds[i] = ioh_hidden_number(h[i]);
         errno = err;
     }
     return r;

@@ -109,19 +109,20 @@ static void grow_unlock(void)
  * before 2026-11-27, it took the lowest free number, one the program may
  * have just closed and be about to dup2 onto: its reads then got the
  * trace's bytes - policy_rebind, mode own, once in CI.) -errno if none. */
-static long get_trace_fd(int *locked)
+static long get_trace_fd(struct ioh_hidden_use *use)
 {
-    *locked = 0;
-    if (!g.kept1)
+    if (!g.kept1) {
+        use->locked = 0;
         return -EBADF;
-    int fd = ioh_hidden_get(g.kept1 - 1, locked);
+    }
+    int fd = ioh_hidden_get(g.kept1 - 1, use);
     return fd >= 0 ? fd : -EBADF;
 }
 
-static void put_trace_fd(int locked)
+static void put_trace_fd(const struct ioh_hidden_use *use)
 {
     if (g.kept1)
-        ioh_hidden_put(g.kept1 - 1, locked);
+        ioh_hidden_put(g.kept1 - 1, use);
 }
 
 /* Keep fd, the new file's, just opened: 0, or -EMFILE if no number could
@@ -144,12 +145,10 @@ static int keep_trace_fd(long fd)
 /* fallocate(mode) of [at, at + len) of the trace file: 0 or -errno. */
 static long trace_fallocate(int mode, uint64_t at, uint64_t len)
 {
-    int locked;
-    long fd = get_trace_fd(&locked);
-    if (fd < 0)               /* 0 is a descriptor: with stdin closed, open gives it */
-        return fd;
-    long err = ioh_raw4(SYS_fallocate, fd, mode, (long)at, (long)len);
-    put_trace_fd(locked);
+    struct ioh_hidden_use use;
+    long fd = get_trace_fd(&use);  /* 0 is a descriptor: with stdin closed, open gives it */
+    long err = fd < 0 ? fd : ioh_raw4(SYS_fallocate, fd, mode, (long)at, (long)len);
+    put_trace_fd(&use);
     return err;
 }
 
@@ -195,12 +194,12 @@ static int grow_to(uint64_t want)
     if (target < want)
         return -ENOSPC;
 
-    int locked;
-    long fd = get_trace_fd(&locked);
-    if (fd < 0)
-        return (int)fd;
-    int err;
+    struct ioh_hidden_use use;
+    long fd = get_trace_fd(&use);
+    int err = fd < 0 ? (int)fd : 0;
     g.reserve_hit = 0;
+    if (err < 0)
+        goto out;
     if (!leaves_reserve(fd, target - have)) {
         /* What is needed now, if that leaves the reserve: no room ahead. */
         uint64_t need = (want + SEG_SIZE - 1) & ~(uint64_t)(SEG_SIZE - 1);
@@ -233,7 +232,7 @@ static int grow_to(uint64_t want)
     }
     atomic_store(&g.mapped, target);
 out:
-    put_trace_fd(locked);
+    put_trace_fd(&use);
     return err;
 }
 

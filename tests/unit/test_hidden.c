@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,10 +51,7 @@ static ino_t ino_of(int fd)
 /* The number handle h's descriptor has now. */
 static int now_of(int h)
 {
-    int locked;
-    int fd = ioh_hidden_get(h, &locked);
-    ioh_hidden_put(h, locked);
-    return fd;
+    return ioh_hidden_number(h);
 }
 
 /* What the dup2 wrappers do when the program dup2s onto a number: ours moves
@@ -263,26 +261,60 @@ static void a_dup2_waits_for_the_owner(void **state)
         int h = ioh_hidden_keep(p[0], IOH_HIDDEN_OWN);
         int prog = open(g_path, O_RDONLY);
         CHECK(h >= 0 && prog >= 0, 11);
-        int locked;
-        int fd = ioh_hidden_get(h, &locked);
-        CHECK(fd >= 0 && locked, 12);
+        struct ioh_hidden_use use;
+        int fd = ioh_hidden_get(h, &use);
+        CHECK(fd >= 0 && use.locked, 12);
         struct racer r = {.prog = prog, .to = fd};
         pthread_t t;
         CHECK(pthread_create(&t, NULL, dup2_racer, &r) == 0, 13);
         struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, NULL);
         CHECK(!r.done && ino_of(fd) == ours, 14);     /* still ours while in use */
-        ioh_hidden_put(h, locked);
+        ioh_hidden_put(h, &use);
         pthread_join(t, NULL);
         CHECK(ino_of(fd) == ino_of(prog), 15);        /* then the program's */
         CHECK(ino_of(now_of(h)) == ours, 16);         /* and ours elsewhere */
     });
 }
 
+static int g_sig_prog, g_sig_to;
+static void dup2_in_handler(int sig)
+{
+    (void)sig;
+    program_dup2(g_sig_prog, g_sig_to);
+}
+
+/* A signal handler that dup2s onto the number while its own thread uses
+ * the descriptor runs only after the use: it could not move ours (its
+ * thread holds the slot), and the owner would have gone on with the
+ * program's file. */
+static void a_handler_waits_for_its_own_thread(void **state)
+{
+    (void)state;
+    IN_CHILD({
+        int p[2];
+        CHECK(pipe(p) == 0, 10);
+        ino_t ours = ino_of(p[0]);
+        int h = ioh_hidden_keep(p[0], IOH_HIDDEN_OWN);
+        g_sig_prog = open(g_path, O_RDONLY);
+        CHECK(h >= 0 && g_sig_prog >= 0, 11);
+        signal(SIGUSR1, dup2_in_handler);
+        struct ioh_hidden_use use;
+        int fd = ioh_hidden_get(h, &use);
+        g_sig_to = fd;
+        raise(SIGUSR1);
+        CHECK(ino_of(fd) == ours, 12);                 /* still ours while in use */
+        ioh_hidden_put(h, &use);                       /* the handler runs now */
+        CHECK(ino_of(fd) == ino_of(g_sig_prog), 13);
+        CHECK(ino_of(now_of(h)) == ours, 14);
+    });
+}
+
 static void *hold_forever(void *arg)
 {
-    int h = *(int *)arg, locked;
-    ioh_hidden_get(h, &locked);
+    int h = *(int *)arg;
+    struct ioh_hidden_use use;
+    ioh_hidden_get(h, &use);
     for (;;)
         pause();
     return NULL;
@@ -327,6 +359,7 @@ int main(void)
         cmocka_unit_test(a_lost_descriptor_is_never_the_programs),
         cmocka_unit_test(unwind_numbers),
         cmocka_unit_test(a_dup2_waits_for_the_owner),
+        cmocka_unit_test(a_handler_waits_for_its_own_thread),
         cmocka_unit_test(fork_child_lets_go_of_locks),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
