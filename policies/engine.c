@@ -373,11 +373,6 @@ void ioh_pol_released(struct ioh_ofd *o)
 /* ------------------------------------------------------------------ */
 /* Serving reads                                                        */
 
-void ioh_pol_posix_lock(void)
-{
-    ioh_prefetch_posix_locked();
-}
-
 void ioh_pol_invalidate(void)
 {
     if (g.active)
@@ -1126,10 +1121,10 @@ void ioh_pol_finish(void)
     if (p.requests || p.overflow)
         ioh_report("stats: prefetch: %llu requests, %llu bytes asked for, %llu bytes dropped "
                  "behind, reads in prefetched ranges %llu of %llu, back-offs %llu, "
-                 "stale %llu, queue overflows %llu",
+                 "stale %llu, queue overflows %llu, bytes the worker read itself %llu",
                  (unsigned long long)p.requests, (unsigned long long)p.bytes,
                  (unsigned long long)p.dropped, (unsigned long long)atomic_load(&g.pf_hits),
                  (unsigned long long)atomic_load(&g.pf_reads),
                  (unsigned long long)atomic_load(&g.backoffs), (unsigned long long)p.stale,
-                 (unsigned long long)p.overflow);
+                 (unsigned long long)p.overflow, (unsigned long long)p.read_bytes);
 }

@@ -71,9 +71,6 @@ int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int adv
 /* Something may have changed file contents (a write, truncate, lock in this
  * process): drop every cached block. */
 void ioh_pol_invalidate(void);
-/* The program took a process-wide record lock (fcntl F_SETLK/F_SETLKW,
- * lockf): nothing of ours may close a descriptor of a file from now on. */
-void ioh_pol_posix_lock(void);
 /* The same for one file (a write or truncate through a descriptor of it). */
 void ioh_pol_invalidate_file(uint64_t dev, uint64_t ino);
 

@@ -6,6 +6,7 @@
 #include <linux/futex.h>
 #include <linux/magic.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -13,13 +14,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 
 #include "fdtab.h"
-#include "hidden.h"
 #include "ioh_config.h"
 #include "log.h"
 #include "raw.h"
-#include "spin.h"
 #include "state.h"
 
 #if IOH_HAVE_URING
@@ -62,17 +62,17 @@ static struct {
     _Atomic uint32_t sleeping;
     _Atomic int state;             /* 0 none, 1 starting, 2 running, 3 stopping, -1 failed */
     pthread_t thread;
+    _Atomic int worker_tid;
     int warned;
     _Atomic uint64_t requests, bytes, dropped, stale, overflow, read_bytes;
     /* worker only */
-    /* Descriptors of our own (hidden.h handles + 1; 0: none) */
-    struct { uint64_t dev, ino; int h1; uint64_t used; } own[OWN_FDS];
+    /* Descriptors of our own, in the worker's table (+ 1; 0: none) */
+    struct { uint64_t dev, ino; int fd1; uint64_t used; } own[OWN_FDS];
     uint64_t clock;
     char *scratch;                 /* DEPTH * CHUNK bytes */
 #if IOH_HAVE_URING
     struct io_uring ring;
     int ring_ok;                   /* 1 ready, -1 unavailable */
-    int ring_h;                    /* its descriptor's handle (hidden.h) */
 #endif
 } g;
 
@@ -146,104 +146,62 @@ static int same_file(int fd, uint64_t dev, uint64_t ino)
            (uint64_t)st.st_ino == ino;
 }
 
-/* Set once the program has asked for a process-wide record lock (fcntl
- * F_SETLK/F_SETLKW, lockf): closing any descriptor of a locked file drops
- * the process's locks on it, ours too - and hiding a descriptor closes the
- * number it was opened at. From then on the worker opens and closes none of
- * its own while the process lives (review: another process saw the
- * program's read lock gone after the worker let one go; then a test saw it
- * gone after the worker hid a new one). Set under g_own_lock, which the
- * worker holds from its check to its last close: a lock the program asks
- * for after that waits, one asked for before stops the worker. */
-static _Atomic int g_posix_locks;
-static _Atomic uint32_t g_own_lock;
+/* The worker's descriptors live in a descriptor table of its own: the
+ * worker calls unshare(CLONE_FILES) when it starts and closes the copies of
+ * the program's descriptors that came with it. So the program never sees
+ * them - not their numbers, not a dup2 onto them, not a close - and closing
+ * one of them drops none of the program's record locks (a process's fcntl
+ * locks belong to its descriptor table: they go when any descriptor of the
+ * file in that table closes). It reopens the program's files through
+ * /proc/self/fd, which names the program's table. (Before 2026-11-27 its
+ * descriptors sat hidden in the program's table: the program's lock went
+ * when the worker closed one, its pipe data could be read by a worker's
+ * io_uring read through a number the program had dup2'd onto, a fork while
+ * the worker held a lock hung the child; reviews.) Without a table of its
+ * own (unshare refused), the worker only gives hints on the program's
+ * descriptor and reads nothing itself. */
+static int g_private_table;        /* worker only: 1 once unshared */
 
-void ioh_prefetch_posix_locked(void)
-{
-    if (atomic_load_explicit(&g_posix_locks, memory_order_acquire))
-        return;
-    int held = ioh_spin_lock(&g_own_lock);   /* 0: the worker's thread itself */
-    atomic_store(&g_posix_locks, 1);
-    if (held)
-        ioh_spin_unlock(&g_own_lock);
-}
-
-/* The number now of a descriptor of the worker's own for the file, reopened
- * through the program's descriptor and kept hidden (hidden.h); -1 if that
- * fails. The program may dup2 onto its number and take it over at any
- * time: reads through it then read the program's file into scratch memory
- * (pread: no offset moves, a pipe or socket refuses), which changes
- * nothing. Never closed but through its handle. */
+/* The worker's own descriptor for the file, reopened through the program's
+ * descriptor r->fd; -1 if that fails. Cached, 16 files. */
 static int own_fd(const struct request *r)
 {
+    if (!g_private_table)
+        return -1;
     int lru = 0;
     for (int i = 0; i < OWN_FDS; i++) {
-        if (g.own[i].h1 && g.own[i].dev == r->dev && g.own[i].ino == r->ino) {
+        if (g.own[i].fd1 && g.own[i].dev == r->dev && g.own[i].ino == r->ino) {
             g.own[i].used = ++g.clock;
-            return ioh_hidden_number(g.own[i].h1 - 1);
+            return g.own[i].fd1 - 1;
         }
         if (g.own[i].used < g.own[lru].used)
             lru = i;
     }
-    ioh_spin_lock(&g_own_lock);
-    if (atomic_load(&g_posix_locks)) {
-        ioh_spin_unlock(&g_own_lock);
-        return -1;                /* nothing opened or closed any more */
-    }
     char path[40];
     snprintf(path, sizeof path, "/proc/self/fd/%d", r->fd);
     long fd = ioh_raw_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-    int h = -1;
-    if (fd >= 0 && !same_file((int)fd, r->dev, r->ino))
-        ioh_raw_close((int)fd);
-    else if (fd >= 0)
-        h = ioh_hidden_keep((int)fd, IOH_HIDDEN_OWN);  /* -1: closed, not kept */
-    if (h >= 0 && g.own[lru].h1)
-        ioh_hidden_close(g.own[lru].h1 - 1);
-    ioh_spin_unlock(&g_own_lock);
-    if (h < 0)
+    if (fd < 0)
         return -1;
+    if (!same_file((int)fd, r->dev, r->ino)) {
+        ioh_raw_close((int)fd);   /* the number names another file by now */
+        return -1;
+    }
+    if (g.own[lru].fd1)
+        ioh_raw_close(g.own[lru].fd1 - 1);
     g.own[lru].dev = r->dev;
     g.own[lru].ino = r->ino;
-    g.own[lru].h1 = h + 1;
+    g.own[lru].fd1 = (int)fd + 1;
     g.own[lru].used = ++g.clock;
-    return ioh_hidden_number(h);
+    return (int)fd;
 }
 
 #if IOH_HAVE_URING
-/* The ring, ready for io_uring_enter on the number its descriptor has now
- * (hidden.h); 0 if there is none. Its descriptor is kept hidden like the
- * others: left where io_uring_setup put it, it took a number the program's
- * next open would have had (review). */
+/* The ring (in the worker's own table), created on first use; 0 if none. */
 static int ring_ready(void)
 {
-    if (g.ring_ok == 0) {
-        g.ring_ok = -1;
-        if (io_uring_queue_init(DEPTH, &g.ring, 0) == 0) {
-            g.ring_h = ioh_hidden_keep(g.ring.ring_fd, IOH_HIDDEN_OWN);
-            if (g.ring_h >= 0) {
-                g.ring_ok = 1;
-            } else {
-                g.ring.ring_fd = -1;      /* closed by ioh_hidden_keep */
-                io_uring_queue_exit(&g.ring);
-            }
-        }
-    }
-    if (g.ring_ok != 1)
-        return 0;
-    g.ring.ring_fd = ioh_hidden_number(g.ring_h);
-    return g.ring.ring_fd >= 0;   /* taken over by the program's dup2: enter fails */
-}
-
-/* Unmap the ring and close its descriptor where it is now. */
-static void ring_close(void)
-{
-    if (g.ring_ok == 1) {
-        g.ring.ring_fd = -1;      /* closed through its handle, not this number */
-        io_uring_queue_exit(&g.ring);
-        ioh_hidden_close(g.ring_h);
-    }
-    g.ring_ok = 0;
+    if (g.ring_ok == 0)
+        g.ring_ok = g_private_table && io_uring_queue_init(DEPTH, &g.ring, 0) == 0 ? 1 : -1;
+    return g.ring_ok == 1;
 }
 #endif
 
@@ -309,12 +267,16 @@ static void carry_out(const struct request *r)
         atomic_fetch_add_explicit(&g.bytes, r->len, memory_order_relaxed);
         return;
     }
-    if (!same_file(r->fd, r->dev, r->ino)) {
+    /* A hint: on our own descriptor of the file in the worker's table (the
+     * page cache is the file's), or on the program's descriptor where this
+     * runs in the program's table (inline, or unshare refused). */
+    int fd = g_private_table ? own_fd(r) : r->fd;
+    if (fd < 0 || !same_file(fd, r->dev, r->ino)) {
         atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
         return;
     }
     int advice = r->how == IOH_PF_DONTNEED ? POSIX_FADV_DONTNEED : POSIX_FADV_WILLNEED;
-    ioh_raw4(SYS_fadvise64, r->fd, r->off, (long)r->len, advice);
+    ioh_raw4(SYS_fadvise64, fd, r->off, (long)r->len, advice);
     atomic_fetch_add_explicit(&g.requests, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(r->how == IOH_PF_DONTNEED ? &g.dropped : &g.bytes, r->len,
                               memory_order_relaxed);
@@ -324,6 +286,12 @@ static void *worker(void *arg)
 {
     (void)arg;
     ioh_tls.internal = 1;          /* everything this thread does is ours */
+    /* A descriptor table of its own, emptied of the copies of the
+     * program's (one of them held open would keep a pipe from reaching end
+     * of file, for one). */
+    atomic_store(&g.worker_tid, (int)ioh_raw_gettid());
+    if (ioh_raw1(SYS_unshare, CLONE_FILES) == 0)
+        g_private_table = ioh_raw3(SYS_close_range, 0, ~0u, 0) == 0;
     for (;;) {
         uint32_t tail = atomic_load(&g.tail);
         struct request *r = &g.q[tail & (QUEUE - 1)];
@@ -334,8 +302,17 @@ static void *worker(void *arg)
             carry_out(&copy);
             continue;
         }
-        if (atomic_load(&g.state) == 3)
+        if (atomic_load(&g.state) == 3) {
+#if IOH_HAVE_URING
+            if (g.ring_ok == 1)
+                io_uring_queue_exit(&g.ring);   /* closes in our table */
+            g.ring_ok = 0;
+#endif
+            for (int i = 0; i < OWN_FDS; i++)
+                g.own[i].fd1 = 0;     /* our table goes with this thread */
+            g_private_table = 0;
             break;
+        }
         uint32_t w = atomic_load(&g.wake);
         atomic_store(&g.sleeping, 1);
         if (tail == atomic_load(&g.head) && atomic_load(&g.state) != 3)
@@ -416,9 +393,17 @@ void ioh_prefetch_stop(void)
     ioh_tls.internal++;
     pthread_join(g.thread, NULL);
     ioh_tls.internal--;
-#if IOH_HAVE_URING
-    ring_close();
-#endif
+    /* The join returns once the thread has let go of its memory, before it
+     * has left the thread group (its own descriptor table closes after):
+     * unshare(CLONE_NEWUSER) would still count it (EINVAL). Wait until it
+     * is gone, 100 ms at most. */
+    int tid = atomic_load(&g.worker_tid);
+    for (int i = 0; tid > 0 && i < 1000 &&
+                    ioh_raw3(SYS_tgkill, ioh_raw_getpid(), tid, 0) == 0; i++) {
+        struct timespec ts = {0, 100 * 1000};
+        ioh_raw2(SYS_nanosleep, &ts, NULL);
+    }
+
     atomic_store(&g.head, 0);
     atomic_store(&g.tail, 0);
     memset(g.q, 0, sizeof g.q);
@@ -435,19 +420,14 @@ void ioh_prefetch_fork_child(void)
     for (unsigned i = 0; i < QUEUE; i++)
         atomic_store(&g.q[i].ready, 0);
     atomic_store(&g.sleeping, 0);
-    /* A fork child holds no record locks (they are not inherited): closing
-     * its copies of ours drops none. */
+    /* The worker's descriptors are in its own table, which the child does
+     * not have: nothing to close, only to forget. Its ring's mappings came
+     * along; the child's worker makes its own. */
     for (int i = 0; i < OWN_FDS; i++)
-        if (g.own[i].h1) {
-            ioh_hidden_close(g.own[i].h1 - 1);
-            g.own[i].h1 = 0;
-        }
-    atomic_store(&g_posix_locks, 0);
+        g.own[i].fd1 = 0;
+    g_private_table = 0;
 #if IOH_HAVE_URING
-    if (g.ring_ok == 1) {
-        ioh_hidden_close(g.ring_h);   /* the parent's instance: not unmapped */
-        g.ring_ok = 0;
-    }
+    g.ring_ok = 0;
 #endif
     if (atomic_load(&g.state) != -1)
         atomic_store(&g.state, 0);
@@ -460,4 +440,5 @@ void ioh_prefetch_stats(struct ioh_prefetch_stats *out)
     out->dropped = atomic_load(&g.dropped);
     out->stale = atomic_load(&g.stale);
     out->overflow = atomic_load(&g.overflow);
+    out->read_bytes = atomic_load(&g.read_bytes);
 }

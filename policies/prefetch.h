@@ -98,17 +98,13 @@ static inline int ioh_readahead_sysfs_path(unsigned i, unsigned maj, unsigned mi
 void ioh_prefetch_stop(void);
 void ioh_prefetch_fork_child(void);
 
-/* The program took a process-wide record lock (fcntl F_SETLK/F_SETLKW,
- * lockf): the worker closes none of its own descriptors from now on
- * (closing any descriptor of a file drops the process's locks on it). */
-void ioh_prefetch_posix_locked(void);
-
 struct ioh_prefetch_stats {
     uint64_t requests;      /* hints issued */
     uint64_t bytes;         /* bytes asked for with WILLNEED */
     uint64_t dropped;       /* bytes released with DONTNEED */
     uint64_t stale;         /* requests skipped: the descriptor changed */
     uint64_t overflow;      /* requests lost to a full queue */
+    uint64_t read_bytes;    /* bytes the worker read itself (FUSE, NFS...) */
 };
 void ioh_prefetch_stats(struct ioh_prefetch_stats *out);
 

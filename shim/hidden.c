@@ -20,6 +20,8 @@ struct slot {
     _Atomic uint32_t lock;         /* spin.h: the tid holding it */
     _Atomic int cur;               /* the number now + 1; 0: lost (or not yet) */
     _Atomic int given;             /* the number given out + 1 (libunwind's name) */
+    _Atomic int pending_lo, pending_hi; /* + 1, while being set up: a fork
+                                      child closes them */
     int kind;                      /* IOH_HIDDEN_* */
 };
 
@@ -39,13 +41,6 @@ static long hide_floor(void)
     ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim);
     long cur = lim.cur > 4096 + 128 ? 4096 + 128 : (long)lim.cur;
     return cur > 256 ? cur - 128 : cur - cur / 4;
-}
-
-static int same_file(int a, int b)
-{
-    struct stat sa, sb;
-    return ioh_raw2(SYS_fstat, a, &sa) == 0 && ioh_raw2(SYS_fstat, b, &sb) == 0 &&
-           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 static int slots(void)
@@ -73,9 +68,21 @@ static void slot_free(struct slot *s)
     atomic_store_explicit(&s->used, 0, memory_order_release);
 }
 
+static void block_signals(ioh_sigset *saved);
+static void restore_signals(const ioh_sigset *saved);
+
+/* Whether fd is the file (dev, ino) still. */
+static int is_file(int fd, const struct stat *was)
+{
+    struct stat st;
+    return ioh_raw2(SYS_fstat, fd, &st) == 0 && st.st_dev == was->st_dev &&
+           st.st_ino == was->st_ino;
+}
+
 int ioh_hidden_keep(int fd, int kind)
 {
-    if (fd < 0)
+    struct stat was;
+    if (fd < 0 || ioh_raw2(SYS_fstat, fd, &was) != 0)
         return -1;
     long want = hide_floor();
     int i;
@@ -86,37 +93,56 @@ int ioh_hidden_keep(int fd, int kind)
     }
     struct slot *s = i < SLOTS ? &g.s[i] : NULL;
     if (s) {
+        ioh_sigset saved;
+        block_signals(&saved);
         ioh_spin_lock(&s->lock);  /* free until now: ours at once */
         int n = atomic_load(&g.n);
         while (n < i + 1 && !atomic_compare_exchange_weak(&g.n, &n, i + 1))
             ;
+        atomic_store(&s->pending_lo, fd + 1);   /* for a fork child (below) */
         long high = fd;
         if (fd < want)
             high = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
         else
             ioh_raw3(SYS_fcntl, fd, F_SETFD, FD_CLOEXEC);
+        atomic_store(&s->pending_hi, (int)high + 1);
         if (high >= 0 && kind == IOH_HIDDEN_UNWIND && unwind_given((int)high, i)) {
             if (high != fd)
                 ioh_raw_close((int)high);
             high = -1;
         }
+        int kept = -1;
         if (high >= 0) {
             s->kind = kind;
             atomic_store(&s->given, (int)high + 1);
             atomic_store(&s->cur, (int)high + 1);
-            /* Published from here on: a relocation waits for our lock. Before,
-             * a dup2 of the program onto the new number went unseen: then
-             * the number is the program's file, not ours to keep or close. */
-            if (high != fd && !same_file((int)high, fd)) {
-                slot_free(s);
-                return kind == IOH_HIDDEN_UNWIND ? -1 : (ioh_raw_close(fd), -1);
+            /* Published from here on: a relocation waits for our lock.
+             * Before, a dup2 of the program onto either number went unseen:
+             * a number that is not our file any more is the program's, not
+             * ours to keep or close. (A dup2 of another descriptor of the
+             * same file cannot be told apart.) */
+            int high_ours = high == fd || is_file((int)high, &was);
+            int low_ours = high == fd || is_file(fd, &was);
+            if (high_ours) {
+                if (high != fd && low_ours)
+                    ioh_raw_close(fd);
+                kept = i;
+            } else {
+                atomic_store(&s->cur, 0);
+                if (low_ours && kind != IOH_HIDDEN_UNWIND)
+                    ioh_raw_close(fd);
             }
-            if (high != fd)
-                ioh_raw_close(fd);
-            ioh_spin_unlock(&s->lock);
-            return i;
+        } else if (kind != IOH_HIDDEN_UNWIND) {
+            ioh_raw_close(fd);    /* not kept where the program could dup2 onto it */
         }
-        slot_free(s);
+        atomic_store(&s->pending_lo, 0);
+        atomic_store(&s->pending_hi, 0);
+        if (kept < 0)
+            slot_free(s);
+        else
+            ioh_spin_unlock(&s->lock);
+        restore_signals(&saved);
+        return kept;
     }
     if (kind != IOH_HIDDEN_UNWIND)
         ioh_raw_close(fd);        /* not kept where the program could dup2 onto it */
@@ -155,6 +181,11 @@ void ioh_hidden_put(int h, const struct ioh_hidden_use *use)
     if (use->locked)
         ioh_spin_unlock(&g.s[h].lock);
     restore_signals(&use->saved);
+}
+
+int ioh_hidden_given(int h)
+{
+    return h >= 0 && h < SLOTS ? atomic_load(&g.s[h].given) - 1 : -1;
 }
 
 int ioh_hidden_number(int h)
@@ -233,6 +264,9 @@ int ioh_hidden_unwind_find(int fd)
     return -1;
 }
 
+static int ranges_except_hidden(unsigned lo, unsigned hi, int flags,
+                                int (*fn)(unsigned, unsigned, int));
+
 /* The lowest hidden descriptor in [lo, hi]; 0 if none. */
 static int lowest_hidden(unsigned lo, unsigned hi, unsigned *out)
 {
@@ -249,6 +283,24 @@ static int lowest_hidden(unsigned lo, unsigned hi, unsigned *out)
 
 int ioh_hidden_close_range(unsigned lo, unsigned hi, int flags,
                            int (*fn)(unsigned, unsigned, int))
+{
+    /* Every slot held meanwhile: a descriptor of ours being moved or set up
+     * is at a number no slot shows yet. */
+    ioh_sigset saved;
+    block_signals(&saved);
+    int held[SLOTS] = {0};
+    for (int i = 0; i < slots(); i++)
+        held[i] = ioh_spin_lock(&g.s[i].lock);
+    int r = ranges_except_hidden(lo, hi, flags, fn);
+    for (int i = 0; i < slots(); i++)
+        if (held[i])
+            ioh_spin_unlock(&g.s[i].lock);
+    restore_signals(&saved);
+    return r;
+}
+
+static int ranges_except_hidden(unsigned lo, unsigned hi, int flags,
+                                int (*fn)(unsigned, unsigned, int))
 {
     int r = 0;
     for (;;) {
@@ -279,7 +331,21 @@ void ioh_hidden_fork_child(void)
     for (int i = 0; i < slots(); i++) {
         struct slot *s = &g.s[i];
         atomic_store(&s->lock, 0);
-        if (atomic_load(&s->used) && atomic_load(&s->given) == 0)
-            atomic_store(&s->used, 0);    /* was being set up by another thread */
+        /* Being set up by another thread, which the child does not have:
+         * its descriptors came along, and nobody else will close them. */
+        int lo = atomic_load(&s->pending_lo), hi = atomic_load(&s->pending_hi);
+        if (lo > 0 || hi > 0) {
+            if (lo > 0)
+                ioh_raw_close(lo - 1);
+            if (hi > 0 && hi != lo)
+                ioh_raw_close(hi - 1);
+            atomic_store(&s->pending_lo, 0);
+            atomic_store(&s->pending_hi, 0);
+            atomic_store(&s->given, 0);
+            atomic_store(&s->cur, 0);
+            atomic_store(&s->used, 0);
+        } else if (atomic_load(&s->used) && atomic_load(&s->given) == 0) {
+            atomic_store(&s->used, 0);
+        }
     }
 }

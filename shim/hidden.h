@@ -1,8 +1,9 @@
 /* hidden.h - descriptors the shim keeps for itself, out of the program's way.
  *
- * The shim's helpers keep a few descriptors of their own: the trace file's,
- * a copy of stderr, the prefetch worker's own descriptors and its io_uring
- * ring, libunwind's pipe. Each is moved to a high number (close-on-exec)
+ * The shim's helpers keep a few descriptors of their own in the program's
+ * table: the trace file's, a copy of stderr, libunwind's pipe (the prefetch
+ * worker keeps its own in a table of its own: policies/prefetch.c). Each is
+ * moved to a high number (close-on-exec)
  * and kept in a slot here, so that the program sees the numbers it would see
  * without the shim, and its close(), close_range() and closefrom() never
  * reach ours (ioh_hidden_is, ioh_hidden_close_range).
@@ -22,15 +23,14 @@
  * libunwind is the exception: it gets the numbers of its pipe (shim/
  * interpose.c, pipe2) and names them so in its later calls. Its slots are
  * marked IOH_HIDDEN_UNWIND; while it runs (ioh_tls.unwinding, signals
- * blocked) its read/write/close of such a number go to the descriptor the
- * slot has now (ioh_hidden_unwind_find). No other code is translated: a
+ * blocked) its read, close and syscall(SYS_read/write/close) of such a
+ * number go to the descriptor the slot has now (ioh_hidden_unwind_find). No other code is translated: a
  * signal handler of the program that runs inside the shim's own work names
  * the program's descriptors.
  *
- * Locks are spin locks with an owner (spin.h): a relocation from a signal
- * handler that interrupted the slot's holder on its own thread does not
- * wait (the program's dup2 then goes ahead and the holder loses its
- * descriptor). At most 64 slots.
+ * Locks are spin locks with an owner (spin.h), held with the thread's
+ * signals blocked, so no handler runs on the holder's thread meanwhile.
+ * close_range holds them all. At most 64 slots.
  */
 #ifndef IOH_HIDDEN_H
 #define IOH_HIDDEN_H
@@ -57,9 +57,10 @@ struct ioh_hidden_use {
 int ioh_hidden_get(int h, struct ioh_hidden_use *use);
 void ioh_hidden_put(int h, const struct ioh_hidden_use *use);
 
-/* The number now, not held: for an owner whose use of a number the program
- * took over meanwhile changes nothing (the prefetch worker's preads). */
+/* The number now, not held (for tests, and to look). */
 int ioh_hidden_number(int h);
+/* The number ioh_hidden_keep gave it (libunwind's name for it). */
+int ioh_hidden_given(int h);
 
 /* Close the handle's descriptor, wherever it is now, and free the slot. */
 void ioh_hidden_close(int h);

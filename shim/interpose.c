@@ -1330,8 +1330,6 @@ static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg
         kernel_offset_exact(fd);  /* not reading the struct: it may be invalid */
     if (observe() && is_lock_cmd(cmd))
         ioh_pol_invalidate();     /* a lock means "the file may have changed" */
-    if (cmd == F_SETLK || cmd == F_SETLKW)
-        ioh_pol_posix_lock();     /* ours must not drop it by closing (prefetch.h) */
     int r = fn ? fn(fd, cmd, arg) : (int)raw_result(ioh_raw3(SYS_fcntl, fd, cmd, arg));
     if (!watch)
         return r;
@@ -2869,8 +2867,6 @@ IOH_EXPORT int flock(int fd, int op)
 static int do_lockf(int fd, int cmd, off64_t len)
 {
     kernel_offset_exact(fd);
-    if (cmd == F_LOCK || cmd == F_TLOCK)
-        ioh_pol_posix_lock();
     int r = ioh_real.lockf64 ? ioh_real.lockf64(fd, cmd, len) : (errno = ENOSYS, -1);
     changed_any();
     return r;
@@ -3050,7 +3046,7 @@ static int do_pipe2(int fds[2], int flags)
             return -1;
         }
         for (int i = 0; i < 2; i++)
-            fds[i] = ioh_hidden_number(h[i]);
+            fds[i] = ioh_hidden_given(h[i]);   /* its name, moved or not */
         errno = err;
     }
     return r;

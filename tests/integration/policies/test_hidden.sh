@@ -83,8 +83,13 @@ if slowfs_available; then
     for mode in numbers lock; do
         args=("$mnt/big.bin")
         [[ $mode == lock ]] && args+=("$mnt")
-        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=prefetch timeout -k 5 60 "$prog" $mode "${args[@]}" \
-            >"$T/out" 2>"$T/err" || true
+        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=prefetch IOHINT_STATS=1 timeout -k 5 60 \
+            "$prog" $mode "${args[@]}" >"$T/out" 2>"$T/err" || true
+        # ... and the worker does read ahead, through descriptors of its own
+        # (io_uring: once its ring was hidden, every io_uring_enter went to
+        # the old number and nothing was read; review).
+        grep -Eq 'bytes the worker read itself [1-9]' "$T/err" ||
+            { show "$T/err"; failed+=("prefetch-fuse-$mode-reads"); }
         if ! cmp -s "$T/want-$mode" "$T/out"; then
             echo "--- prefetch on FUSE, forkpf $mode:" >&2
             diff "$T/want-$mode" "$T/out" | sed 's/^/    | /' >&2 || true
