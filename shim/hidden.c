@@ -84,6 +84,14 @@ int ioh_hidden_keep(int fd, int kind)
     struct stat was;
     if (fd < 0 || ioh_raw2(SYS_fstat, fd, &was) != 0)
         return -1;
+    return ioh_hidden_keep_file(fd, kind, &was);
+}
+
+int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
+{
+    struct stat was = *expect;
+    if (fd < 0)
+        return -1;
     long want = hide_floor();
     int i;
     for (i = 0; i < SLOTS; i++) {
@@ -132,7 +140,7 @@ int ioh_hidden_keep(int fd, int kind)
                 if (low_ours && kind != IOH_HIDDEN_UNWIND)
                     ioh_raw_close(fd);
             }
-        } else if (kind != IOH_HIDDEN_UNWIND) {
+        } else if (kind != IOH_HIDDEN_UNWIND && is_file(fd, &was)) {
             ioh_raw_close(fd);    /* not kept where the program could dup2 onto it */
         }
         atomic_store(&s->pending_lo, 0);
@@ -144,7 +152,7 @@ int ioh_hidden_keep(int fd, int kind)
         restore_signals(&saved);
         return kept;
     }
-    if (kind != IOH_HIDDEN_UNWIND)
+    if (kind != IOH_HIDDEN_UNWIND && is_file(fd, &was))
         ioh_raw_close(fd);        /* not kept where the program could dup2 onto it */
     return -1;
 }

@@ -43,6 +43,11 @@ enum { IOH_HIDDEN_OWN = 0, IOH_HIDDEN_UNWIND = 1 };
  * could not be hidden, in which case fd is closed (or, for
  * IOH_HIDDEN_UNWIND, left where it is for the caller to close). */
 int ioh_hidden_keep(int fd, int kind);
+/* The same, for a descriptor that must be the file `expect` names (found by
+ * its path, not through fd): a program's dup2 onto fd between its open and
+ * this call is told apart, and fd is then left to the program. */
+struct stat;
+int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect);
 
 /* The number the handle's descriptor has now, with the slot locked and
  * this thread's signals blocked until ioh_hidden_put: -1 if it was lost.

@@ -60,8 +60,11 @@ void ioh_log_keep_stderr(void)
     if (g_stderr.kept >= 0 || !g_stderr.known)
         return;
     long fd = ioh_raw3(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 3);
+    /* Known by the identity fd 2 had at start, not through fd, whose
+     * number another thread may dup2 onto before it is hidden. */
+    struct stat st = {.st_dev = (dev_t)g_stderr.dev, .st_ino = (ino_t)g_stderr.ino};
     if (fd >= 0)
-        g_stderr.kept = ioh_hidden_keep((int)fd, IOH_HIDDEN_OWN);   /* -1: closed */
+        g_stderr.kept = ioh_hidden_keep_file((int)fd, IOH_HIDDEN_OWN, &st);   /* -1: closed */
 }
 
 void ioh_report(const char *fmt, ...)

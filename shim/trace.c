@@ -129,13 +129,13 @@ static void put_trace_fd(const struct ioh_hidden_use *use)
  * hide it (fd is closed then: no file is traced into through a number the
  * program could dup2 onto). The last file's goes first (a fork child's
  * parent's, or this process's previous one). */
-static int keep_trace_fd(long fd)
+static int keep_trace_fd(long fd, const struct stat *file)
 {
     if (g.kept1) {
         ioh_hidden_close(g.kept1 - 1);
         g.kept1 = 0;
     }
-    int h = ioh_hidden_keep((int)fd, IOH_HIDDEN_OWN);
+    int h = ioh_hidden_keep_file((int)fd, IOH_HIDDEN_OWN, file);
     if (h < 0)
         return -EMFILE;
     g.kept1 = h + 1;
@@ -322,11 +322,18 @@ static int create_file(void)
     }
     if (fd < 0)
         return (int)fd;
+    /* The file is known by its path (O_EXCL: ours), not through fd: another
+     * thread of the program may dup2 onto fd's number before it is hidden
+     * (a threaded fork child making its trace: the trace was once made
+     * inside the program's file). */
     struct stat st;
-    ioh_raw2(SYS_fstat, fd, &st);
+    if (ioh_raw4(SYS_newfstatat, AT_FDCWD, g.path, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        ioh_raw_close((int)fd);
+        return -ESTALE;
+    }
     g.dev = st.st_dev;
     g.ino = st.st_ino;
-    if (keep_trace_fd(fd) < 0) {
+    if (keep_trace_fd(fd, &st) < 0) {
         ioh_raw1(SYS_unlink, g.path);
         return -EMFILE;
     }
