@@ -63,6 +63,21 @@ static void program_dup2(int from, int to)
         _exit(99);
 }
 
+/* In a case's child: a pipe's read end kept (its inode in *ours) and a
+ * file of the program's open (*prog); the handle. */
+static int kept_pipe_and_program_file(ino_t *ours, int *prog)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        _exit(10);
+    *ours = ino_of(p[0]);
+    int h = ioh_hidden_keep(p[0], IOH_HIDDEN_OWN);
+    *prog = open(g_path, O_RDONLY);
+    if (h < 0 || *prog < 0)
+        _exit(11);
+    return h;
+}
+
 /* Run body in a child process; the case passes if it exits 0. */
 #define IN_CHILD(...)                                                  \
     do {                                                               \
@@ -115,12 +130,9 @@ static void handle_follows_every_move(void **state)
 {
     (void)state;
     IN_CHILD({
-        int p[2];
-        CHECK(pipe(p) == 0, 10);
-        ino_t ours = ino_of(p[0]);
-        int h = ioh_hidden_keep(p[0], IOH_HIDDEN_OWN);
-        int prog = open(g_path, O_RDONLY);
-        CHECK(h >= 0 && prog >= 0, 11);
+        ino_t ours;
+        int prog;
+        int h = kept_pipe_and_program_file(&ours, &prog);
         for (int i = 0; i < 100; i++) {
             int cur = now_of(h);
             CHECK(ioh_hidden_is(cur) && ino_of(cur) == ours, 12);
@@ -255,12 +267,9 @@ static void a_dup2_waits_for_the_owner(void **state)
 {
     (void)state;
     IN_CHILD({
-        int p[2];
-        CHECK(pipe(p) == 0, 10);
-        ino_t ours = ino_of(p[0]);
-        int h = ioh_hidden_keep(p[0], IOH_HIDDEN_OWN);
-        int prog = open(g_path, O_RDONLY);
-        CHECK(h >= 0 && prog >= 0, 11);
+        ino_t ours;
+        int prog;
+        int h = kept_pipe_and_program_file(&ours, &prog);
         struct ioh_hidden_use use;
         int fd = ioh_hidden_get(h, &use);
         CHECK(fd >= 0 && use.locked, 12);
@@ -311,12 +320,8 @@ static void a_handler_waits_for_its_own_thread(void **state)
 {
     (void)state;
     IN_CHILD({
-        int p[2];
-        CHECK(pipe(p) == 0, 10);
-        ino_t ours = ino_of(p[0]);
-        int h = ioh_hidden_keep(p[0], IOH_HIDDEN_OWN);
-        g_sig_prog = open(g_path, O_RDONLY);
-        CHECK(h >= 0 && g_sig_prog >= 0, 11);
+        ino_t ours;
+        int h = kept_pipe_and_program_file(&ours, &g_sig_prog);
         signal(SIGUSR1, dup2_in_handler);
         struct ioh_hidden_use use;
         int fd = ioh_hidden_get(h, &use);

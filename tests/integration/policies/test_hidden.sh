@@ -33,72 +33,52 @@ else
     CASES=$((CASES + 1))
 fi
 
-# The prefetch worker's own descriptor on a FUSE file (slowfs).
+# The prefetch worker on a FUSE file (slowfs), where it reads ahead through
+# descriptors of its own, in a descriptor table of its own: none of them is
+# in the program's table (forkpf hidden, hidden-many 33/41 dup2 onto what
+# the shim hides there - with IOHINT_STATS, its copy of stderr - and fork;
+# before, the worker's descriptors were hidden there, and 33 or 41 dup2s
+# onto one, then a fork, had its fork handler close the program's
+# descriptor in the child), they take none of the program's numbers (forkpf
+# numbers: its io_uring ring took the program's next number), and closing
+# them drops none of the program's record locks (forkpf lock: 16 other
+# files cycle through the worker's 16 descriptors). And it does read ahead
+# there (its ring, once hidden, entered a stale number: nothing was read).
+# fuse_case NAME ARGS...: forkpf ARGS on the source, then under prefetch
+# on the mount: the same output (and, for numbers and lock, which read on
+# long enough, bytes read by the worker).
+fuse_case() {
+    local name=$1
+    shift
+    "$prog" "$@" >"$T/want-$name" 2>/dev/null || fail "forkpf $* failed without the shim"
+    local args=("${@//$T\/src/$mnt}")
+    LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=prefetch IOHINT_STATS=1 timeout -k 5 60 \
+        "$prog" "${args[@]}" >"$T/out" 2>"$T/err" || true
+    if [[ $name == numbers || $name == lock ]] &&
+        ! grep -Eq 'bytes the worker read itself [1-9]' "$T/err"; then
+        show "$T/err"
+        failed+=("prefetch-fuse-$name-reads")
+    elif ! cmp -s "$T/want-$name" "$T/out"; then
+        echo "--- prefetch on FUSE, forkpf $*:" >&2
+        diff "$T/want-$name" "$T/out" | sed 's/^/    | /' >&2 || true
+        show "$T/err"
+        failed+=("prefetch-fuse-$name")
+    else
+        CASES=$((CASES + 1))
+    fi
+}
 mnt=$T/mnt
 if slowfs_available; then
     mkdir -p "$T/src" "$mnt"
     mv "$big" "$T/src/big.bin"
-    slowfs_mount 500 "$T/src" "$mnt" || { show "$T/slowfs.log"; fail "slowfs did not mount"; }
-    LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=prefetch timeout -k 5 30 "$prog" hidden "$mnt/big.bin" \
-        >"$T/out" 2>"$T/err" || true
-    if grep -q 'no hidden' "$T/err"; then
-        note "FUSE: the worker hid no descriptor in 2 s: nothing to test"
-    elif ! cmp -s "$T/want" "$T/out"; then
-        echo "--- prefetch on FUSE (the worker's descriptor):" >&2
-        diff "$T/want" "$T/out" | sed 's/^/    | /' >&2 || true
-        failed+=(prefetch-fuse)
-    else
-        CASES=$((CASES + 1))
-    fi
-    # 33 and 41 dup2s onto the worker's descriptor (past the 32 moves the
-    # shim once logged; at 33 and 41 its old walk landed on the program's
-    # number), then a fork: the program's descriptor stays open in both
-    # (forkpf hidden-many).
-    for times in 33 41; do
-        "$prog" hidden-many "$T/src/big.bin" $times >"$T/want-many" 2>/dev/null ||
-            fail "forkpf hidden-many $times failed without the shim"
-        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=prefetch timeout -k 5 60 "$prog" hidden-many \
-            "$mnt/big.bin" $times >"$T/out" 2>"$T/err" || true
-        if grep -q 'no hidden' "$T/err"; then
-            note "FUSE: the worker hid no descriptor in 2 s: $times dup2s not tested"
-        elif ! cmp -s "$T/want-many" "$T/out"; then
-            echo "--- prefetch on FUSE, $times dup2s onto the worker's descriptor, then fork:" >&2
-            diff "$T/want-many" "$T/out" | sed 's/^/    | /' >&2 || true
-            show "$T/err"
-            failed+=("prefetch-fuse-$times")
-        else
-            CASES=$((CASES + 1))
-        fi
-    done
-    # The worker's descriptors (its own, its io_uring ring) take none of the
-    # program's numbers (forkpf numbers); closing them drops none of the
-    # program's record locks (forkpf lock: 16 other files cycle through the
-    # worker's 16 descriptors).
     for i in $(seq 16); do "$prog" --make "$T/src/f$i.bin" $((4 * 1024 * 1024)); done
-    "$prog" numbers "$T/src/big.bin" >"$T/want-numbers" 2>/dev/null ||
-        fail "forkpf numbers failed without the shim"
-    "$prog" lock "$T/src/big.bin" "$T/src" >"$T/want-lock" 2>/dev/null ||
-        fail "forkpf lock failed without the shim"
+    slowfs_mount 500 "$T/src" "$mnt" || { show "$T/slowfs.log"; fail "slowfs did not mount"; }
+    fuse_case hidden hidden "$T/src/big.bin"
+    fuse_case many33 hidden-many "$T/src/big.bin" 33
+    fuse_case many41 hidden-many "$T/src/big.bin" 41
+    fuse_case numbers numbers "$T/src/big.bin"
+    fuse_case lock lock "$T/src/big.bin" "$T/src"
     grep -q 'lock: held' "$T/want-lock" || { show "$T/want-lock"; fail "forkpf lock: odd output without the shim"; }
-    for mode in numbers lock; do
-        args=("$mnt/big.bin")
-        [[ $mode == lock ]] && args+=("$mnt")
-        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=prefetch IOHINT_STATS=1 timeout -k 5 60 \
-            "$prog" $mode "${args[@]}" >"$T/out" 2>"$T/err" || true
-        # ... and the worker does read ahead, through descriptors of its own
-        # (io_uring: once its ring was hidden, every io_uring_enter went to
-        # the old number and nothing was read; review).
-        grep -Eq 'bytes the worker read itself [1-9]' "$T/err" ||
-            { show "$T/err"; failed+=("prefetch-fuse-$mode-reads"); }
-        if ! cmp -s "$T/want-$mode" "$T/out"; then
-            echo "--- prefetch on FUSE, forkpf $mode:" >&2
-            diff "$T/want-$mode" "$T/out" | sed 's/^/    | /' >&2 || true
-            show "$T/err"
-            failed+=("prefetch-fuse-$mode")
-        else
-            CASES=$((CASES + 1))
-        fi
-    done
     slowfs_umount
 else
     note "no slowfs, /dev/fuse or fusermount3: FUSE case skipped"
