@@ -29,7 +29,6 @@
 #define QUEUE      1024u           /* requests; a power of two */
 #define CHUNK      (128u * 1024)   /* bytes per read (FUSE's max_read) */
 #define DEPTH      32u             /* reads in flight */
-#define OWN_FDS    16              /* the worker's own descriptors */
 
 #ifndef FUSE_SUPER_MAGIC
 #define FUSE_SUPER_MAGIC 0x65735546
@@ -66,9 +65,6 @@ static struct {
     int warned;
     _Atomic uint64_t requests, bytes, dropped, stale, overflow, read_bytes;
     /* worker only */
-    /* Descriptors of our own, in the worker's table (+ 1; 0: none) */
-    struct { uint64_t dev, ino; int fd1; uint64_t used; } own[OWN_FDS];
-    uint64_t clock;
     char *scratch;                 /* DEPTH * CHUNK bytes */
 #if IOH_HAVE_URING
     struct io_uring ring;
@@ -148,50 +144,37 @@ static int same_file(int fd, uint64_t dev, uint64_t ino)
 
 /* The worker's descriptors live in a descriptor table of its own: the
  * worker calls unshare(CLONE_FILES) when it starts and closes the copies of
- * the program's descriptors that came with it. So the program never sees
- * them - not their numbers, not a dup2 onto them, not a close - and closing
- * one of them drops none of the program's record locks (a process's fcntl
- * locks belong to its descriptor table: they go when any descriptor of the
- * file in that table closes). It reopens the program's files through
- * /proc/self/fd, which names the program's table. (Before 2026-11-27 its
- * descriptors sat hidden in the program's table: the program's lock went
- * when the worker closed one, its pipe data could be read by a worker's
- * io_uring read through a number the program had dup2'd onto, a fork while
- * the worker held a lock hung the child; reviews.) Without a table of its
- * own (unshare refused), the worker only gives hints on the program's
- * descriptor and reads nothing itself. */
+ * the program's descriptors that came with it. For each request it takes a
+ * duplicate of the program's own description with pidfd_getfd (no new open:
+ * no lease broken, no FIFO waited on, no reader added) and closes it when
+ * the request is done (nothing held after the program closes its file: a
+ * filesystem it unmounts is not busy). So the program never sees the
+ * worker's descriptors - not their numbers, not a dup2 onto them, not a
+ * close - and closing one drops none of the program's record locks (a
+ * process's fcntl locks belong to the descriptor table they were taken
+ * through). (Before 2026-11-27 the worker's descriptors sat hidden in the
+ * program's table: the program's lock went when the worker closed one, its
+ * pipe data could be read by a worker's io_uring read through a number the
+ * program had dup2'd onto. Then, for a day, it reopened files through
+ * /proc/self/fd: that broke the program's leases, blocked on a FIFO given
+ * the number meanwhile, and kept unmounted filesystems busy; reviews.)
+ * Without a table of its own (unshare or pidfd_open refused), the worker
+ * only gives hints on the program's descriptor and reads nothing itself. */
 static int g_private_table;        /* worker only: 1 once unshared */
+static int g_pidfd = -1;           /* worker only: this process, in its table */
 
-/* The worker's own descriptor for the file, reopened through the program's
- * descriptor r->fd; -1 if that fails. Cached, 16 files. */
-static int own_fd(const struct request *r)
+/* In the worker's own table: a duplicate of the program's description
+ * behind r->fd, if it is still the request's file; -1 if not. Close it
+ * after use. */
+static int program_file(const struct request *r)
 {
-    if (!g_private_table)
-        return -1;
-    int lru = 0;
-    for (int i = 0; i < OWN_FDS; i++) {
-        if (g.own[i].fd1 && g.own[i].dev == r->dev && g.own[i].ino == r->ino) {
-            g.own[i].used = ++g.clock;
-            return g.own[i].fd1 - 1;
-        }
-        if (g.own[i].used < g.own[lru].used)
-            lru = i;
-    }
-    char path[40];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", r->fd);
-    long fd = ioh_raw_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+    long fd = ioh_raw3(SYS_pidfd_getfd, g_pidfd, r->fd, 0);
     if (fd < 0)
         return -1;
     if (!same_file((int)fd, r->dev, r->ino)) {
         ioh_raw_close((int)fd);   /* the number names another file by now */
         return -1;
     }
-    if (g.own[lru].fd1)
-        ioh_raw_close(g.own[lru].fd1 - 1);
-    g.own[lru].dev = r->dev;
-    g.own[lru].ino = r->ino;
-    g.own[lru].fd1 = (int)fd + 1;
-    g.own[lru].used = ++g.clock;
     return (int)fd;
 }
 
@@ -253,33 +236,32 @@ static void read_range(int fd, int64_t off, uint64_t len, unsigned depth)
     }
 }
 
-static void carry_out(const struct request *r)
+/* Carry a request out: in the worker (its own table) or, where no worker
+ * could start, in the program's thread (only hints, on its descriptor). */
+static void carry_out(const struct request *r, int in_worker)
 {
-    if (r->how == IOH_PF_READ || r->how == IOH_PF_READ_SEQ || r->how == IOH_PF_READ_STREAM) {
-        int fd = own_fd(r);
-        if (fd < 0) {
-            atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
-            return;
-        }
-        read_range(fd, r->off, r->len,
-                   r->how == IOH_PF_READ_SEQ ? 2 : r->how == IOH_PF_READ_STREAM ? 8 : DEPTH);
-        atomic_fetch_add_explicit(&g.requests, 1, memory_order_relaxed);
-        atomic_fetch_add_explicit(&g.bytes, r->len, memory_order_relaxed);
-        return;
-    }
-    /* A hint: on our own descriptor of the file in the worker's table (the
-     * page cache is the file's), or on the program's descriptor where this
-     * runs in the program's table (inline, or unshare refused). */
-    int fd = g_private_table ? own_fd(r) : r->fd;
-    if (fd < 0 || !same_file(fd, r->dev, r->ino)) {
+    int reads = r->how == IOH_PF_READ || r->how == IOH_PF_READ_SEQ ||
+                r->how == IOH_PF_READ_STREAM;
+    int fd = in_worker && g_private_table ? program_file(r)
+             : !in_worker && !reads && same_file(r->fd, r->dev, r->ino) ? r->fd
+                                                                       : -1;
+    if (fd < 0) {
         atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
         return;
     }
-    int advice = r->how == IOH_PF_DONTNEED ? POSIX_FADV_DONTNEED : POSIX_FADV_WILLNEED;
-    ioh_raw4(SYS_fadvise64, fd, r->off, (long)r->len, advice);
+    if (reads) {
+        read_range(fd, r->off, r->len,
+                   r->how == IOH_PF_READ_SEQ ? 2 : r->how == IOH_PF_READ_STREAM ? 8 : DEPTH);
+        atomic_fetch_add_explicit(&g.bytes, r->len, memory_order_relaxed);
+    } else {
+        int advice = r->how == IOH_PF_DONTNEED ? POSIX_FADV_DONTNEED : POSIX_FADV_WILLNEED;
+        ioh_raw4(SYS_fadvise64, fd, r->off, (long)r->len, advice);
+        atomic_fetch_add_explicit(r->how == IOH_PF_DONTNEED ? &g.dropped : &g.bytes, r->len,
+                                  memory_order_relaxed);
+    }
     atomic_fetch_add_explicit(&g.requests, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(r->how == IOH_PF_DONTNEED ? &g.dropped : &g.bytes, r->len,
-                              memory_order_relaxed);
+    if (in_worker)
+        ioh_raw_close(fd);        /* our duplicate, in our own table */
 }
 
 static void *worker(void *arg)
@@ -290,8 +272,11 @@ static void *worker(void *arg)
      * program's (one of them held open would keep a pipe from reaching end
      * of file, for one). */
     atomic_store(&g.worker_tid, (int)ioh_raw_gettid());
-    if (ioh_raw1(SYS_unshare, CLONE_FILES) == 0)
-        g_private_table = ioh_raw3(SYS_close_range, 0, ~0u, 0) == 0;
+    if (ioh_raw1(SYS_unshare, CLONE_FILES) == 0 &&
+        ioh_raw3(SYS_close_range, 0, ~0u, 0) == 0) {
+        g_pidfd = (int)ioh_raw2(SYS_pidfd_open, ioh_raw_getpid(), 0);
+        g_private_table = g_pidfd >= 0;
+    }
     for (;;) {
         uint32_t tail = atomic_load(&g.tail);
         struct request *r = &g.q[tail & (QUEUE - 1)];
@@ -299,7 +284,7 @@ static void *worker(void *arg)
             struct request copy = *r;
             atomic_store_explicit(&r->ready, 0, memory_order_release);
             atomic_store(&g.tail, tail + 1);
-            carry_out(&copy);
+            carry_out(&copy, 1);
             continue;
         }
         if (atomic_load(&g.state) == 3) {
@@ -308,9 +293,8 @@ static void *worker(void *arg)
                 io_uring_queue_exit(&g.ring);   /* closes in our table */
             g.ring_ok = 0;
 #endif
-            for (int i = 0; i < OWN_FDS; i++)
-                g.own[i].fd1 = 0;     /* our table goes with this thread */
-            g_private_table = 0;
+            g_private_table = 0;      /* our table goes with this thread */
+            g_pidfd = -1;
             break;
         }
         uint32_t w = atomic_load(&g.wake);
@@ -356,9 +340,10 @@ int ioh_prefetch_enqueue(int fd, uint64_t dev, uint64_t ino, int64_t off, uint64
     struct request req = {.fd = fd, .how = (int)how, .dev = dev, .ino = ino, .off = off,
                           .len = len};
     if (!start()) {
-        /* No thread: hints are cheap enough inline; reads are not. */
-        if (how != IOH_PF_READ && how != IOH_PF_READ_SEQ && how != IOH_PF_READ_STREAM)
-            carry_out(&req);
+        /* No thread could start: hints are cheap enough inline; reads are
+         * not. A worker stopping (unshare, setns) takes none either. */
+        if (atomic_load(&g.state) == -1)
+            carry_out(&req, 0);
         return 0;
     }
     uint32_t head;
@@ -421,11 +406,10 @@ void ioh_prefetch_fork_child(void)
         atomic_store(&g.q[i].ready, 0);
     atomic_store(&g.sleeping, 0);
     /* The worker's descriptors are in its own table, which the child does
-     * not have: nothing to close, only to forget. Its ring's mappings came
-     * along; the child's worker makes its own. */
-    for (int i = 0; i < OWN_FDS; i++)
-        g.own[i].fd1 = 0;
+     * not have: nothing to close. Its ring's mappings came along; the
+     * child's worker makes its own. */
     g_private_table = 0;
+    g_pidfd = -1;
 #if IOH_HAVE_URING
     g.ring_ok = 0;
 #endif

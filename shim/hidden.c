@@ -172,6 +172,7 @@ static void restore_signals(const ioh_sigset *saved)
 
 int ioh_hidden_get(int h, struct ioh_hidden_use *use)
 {
+    use->h = h;
     use->locked = 0;
     block_signals(&use->saved);
     if (h < 0 || h >= SLOTS)
@@ -184,10 +185,10 @@ int ioh_hidden_get(int h, struct ioh_hidden_use *use)
     return cur > 0 ? cur - 1 : -1;
 }
 
-void ioh_hidden_put(int h, const struct ioh_hidden_use *use)
+void ioh_hidden_put(const struct ioh_hidden_use *use)
 {
     if (use->locked)
-        ioh_spin_unlock(&g.s[h].lock);
+        ioh_spin_unlock(&g.s[use->h].lock);
     restore_signals(&use->saved);
 }
 
@@ -200,7 +201,7 @@ int ioh_hidden_number(int h)
 {
     struct ioh_hidden_use use;
     int fd = ioh_hidden_get(h, &use);
-    ioh_hidden_put(h, &use);
+    ioh_hidden_put(&use);
     return fd;
 }
 

@@ -54,13 +54,14 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect);
  * Signals are blocked because a handler that ran meanwhile on this thread
  * could not move ours before its own dup2 onto the number (it cannot wait
  * for the lock its thread holds), and the owner would go on with the
- * program's file. Always pair with ioh_hidden_put(h, &use). */
+ * program's file. Always pair with ioh_hidden_put(&use). */
 struct ioh_hidden_use {
+    int h;
     int locked;
     ioh_sigset saved;
 };
 int ioh_hidden_get(int h, struct ioh_hidden_use *use);
-void ioh_hidden_put(int h, const struct ioh_hidden_use *use);
+void ioh_hidden_put(const struct ioh_hidden_use *use);
 
 /* The number now, not held (for tests, and to look). */
 int ioh_hidden_number(int h);

@@ -659,7 +659,7 @@ static long unwind_pipe_call(long nr, int fd, void *buf, size_t n)
     struct ioh_hidden_use use;
     int cur = ioh_hidden_get(h, &use);
     long r = cur < 0 ? -EBADF : ioh_raw3(nr, cur, buf, n);
-    ioh_hidden_put(h, &use);
+    ioh_hidden_put(&use);
     return raw_result(r);
 }
 

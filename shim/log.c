@@ -75,11 +75,12 @@ void ioh_report(const char *fmt, ...)
     /* Written under the copy's lock: the program may dup2 onto its number,
      * and then ours moves first (hidden.h). */
     struct ioh_hidden_use use;
-    int kept = g_stderr.kept >= 0 ? ioh_hidden_get(g_stderr.kept, &use) : -1;
+    int h = g_stderr.kept;
+    int kept = h >= 0 ? ioh_hidden_get(h, &use) : -1;
     if (kept >= 0)
         emit(kept, fmt, ap);
-    if (g_stderr.kept >= 0)
-        ioh_hidden_put(g_stderr.kept, &use);
+    if (h >= 0)
+        ioh_hidden_put(&use);
     if (kept < 0)
         ioh_vwarn(fmt, ap);       /* none kept, or ours was lost */
     va_end(ap);

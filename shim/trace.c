@@ -111,18 +111,17 @@ static void grow_unlock(void)
  * trace's bytes - policy_rebind, mode own, once in CI.) -errno if none. */
 static long get_trace_fd(struct ioh_hidden_use *use)
 {
-    if (!g.kept1) {
-        use->locked = 0;
+    use->h = -1;
+    if (!g.kept1)
         return -EBADF;
-    }
     int fd = ioh_hidden_get(g.kept1 - 1, use);
     return fd >= 0 ? fd : -EBADF;
 }
 
 static void put_trace_fd(const struct ioh_hidden_use *use)
 {
-    if (g.kept1)
-        ioh_hidden_put(g.kept1 - 1, use);
+    if (use->h >= 0)
+        ioh_hidden_put(use);
 }
 
 /* Keep fd, the new file's, just opened: 0, or -EMFILE if no number could

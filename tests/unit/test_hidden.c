@@ -279,7 +279,7 @@ static void a_dup2_waits_for_the_owner(void **state)
         struct timespec ts = {0, 100 * 1000 * 1000};
         nanosleep(&ts, NULL);
         CHECK(!r.done && ino_of(fd) == ours, 14);     /* still ours while in use */
-        ioh_hidden_put(h, &use);
+        ioh_hidden_put(&use);
         pthread_join(t, NULL);
         CHECK(ino_of(fd) == ino_of(prog), 15);        /* then the program's */
         CHECK(ino_of(now_of(h)) == ours, 16);         /* and ours elsewhere */
@@ -328,7 +328,7 @@ static void a_handler_waits_for_its_own_thread(void **state)
         g_sig_to = fd;
         raise(SIGUSR1);
         CHECK(ino_of(fd) == ours, 12);                 /* still ours while in use */
-        ioh_hidden_put(h, &use);                       /* the handler runs now */
+        ioh_hidden_put(&use);                       /* the handler runs now */
         CHECK(ino_of(fd) == ino_of(g_sig_prog), 13);
         CHECK(ino_of(now_of(h)) == ours, 14);
     });
