@@ -9,6 +9,7 @@
  *        forkpf hidden-many FILE [TIMES]
  *        forkpf numbers FILE
  *        forkpf lock FILE DIR
+ *        forkpf lease FILE
  *        forkpf --make FILE SIZE
  *
  * FILE holds 64-bit words equal to their own offsets, so every read checks
@@ -478,6 +479,27 @@ static int do_lock(const char *path, const char *dir)
     return 0;
 }
 
+/* The program reads FILE, then takes a write lease on it (F_SETLEASE:
+ * refused while any other description of the file is open): the worker's
+ * hints must not open one. (For a day the worker reopened and cached
+ * files through /proc/self/fd: the lease was refused with EAGAIN; review.) */
+static int do_lease(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        die("open");
+    static unsigned char buf[STEP];
+    for (int i = 0; i < 64; i++)
+        read_step(fd, buf, STEP, "lease");
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);         /* the worker has had its go */
+    int r = fcntl(fd, F_SETLEASE, F_WRLCK);
+    out("write lease: %s\n", r == 0 ? "granted" : "REFUSED");
+    if (r == 0)
+        fcntl(fd, F_SETLEASE, F_UNLCK);
+    return 0;
+}
+
 static int do_hidden(const char *path)
 {
     int fd;
@@ -516,6 +538,8 @@ int main(int argc, char **argv)
         return do_hidden(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "numbers"))
         return do_numbers(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "lease"))
+        return do_lease(argv[2]);
     if (argc == 4 && !strcmp(argv[1], "lock"))
         return do_lock(argv[2], argv[3]);
     if (argc >= 3 && !strcmp(argv[1], "hidden-many"))
@@ -526,5 +550,5 @@ int main(int argc, char **argv)
         return do_forkrace(argv[2], 1);
     if (argc >= 3 && !strcmp(argv[1], "unshare"))
         return do_unshare(argv[2], argc > 3 && !strcmp(argv[3], "syscall"));
-    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | hidden FILE | hidden-many FILE [TIMES] | numbers FILE | lock FILE DIR | --make FILE SIZE");
+    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | hidden FILE | hidden-many FILE [TIMES] | numbers FILE | lock FILE DIR | lease FILE | --make FILE SIZE");
 }

@@ -33,6 +33,24 @@ else
     CASES=$((CASES + 1))
 fi
 
+# Its hints on a local file open no description of their own: the program's
+# write lease is granted as without the shim (forkpf lease).
+"$prog" lease "$big" >"$T/want-lease" 2>/dev/null || fail "forkpf lease failed without the shim"
+if grep -q granted "$T/want-lease"; then
+    for policy in willneed auto,prefetch; do
+        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=$policy timeout -k 5 30 "$prog" lease "$big" \
+            >"$T/out" 2>"$T/err" || true
+        if cmp -s "$T/want-lease" "$T/out"; then
+            CASES=$((CASES + 1))
+        else
+            show "$T/out"
+            failed+=("lease-$policy")
+        fi
+    done
+else
+    note "no write lease here even without the shim: lease case skipped"
+fi
+
 # The prefetch worker on a FUSE file (slowfs), where it reads ahead through
 # descriptors of its own, in a descriptor table of its own: none of them is
 # in the program's table (forkpf hidden, hidden-many 33/41 dup2 onto what
