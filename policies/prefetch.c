@@ -236,32 +236,49 @@ static void read_range(int fd, int64_t off, uint64_t len, unsigned depth)
     }
 }
 
-/* Carry a request out: in the worker (its own table) or, where no worker
- * could start, in the program's thread (only hints, on its descriptor). */
+/* Carry a request out, one piece at a time: in the worker (its own table,
+ * a duplicate of the program's description taken for each piece) or, where
+ * no worker could start, in the program's thread (only hints, on its
+ * descriptor). A duplicate the worker holds keeps the program's description
+ * alive after the program closes its descriptor: its flock and OFD locks,
+ * its leases, the filesystem's release, an unmount all wait for the last
+ * close (review: 64 MiB read after the program's close held them for the
+ * whole read). Taken again for each piece - a few reads in flight, or 2 MiB
+ * of a hint - the wait is one piece at most, and a request whose file the
+ * program has closed stops at the next piece. */
+#define HINT_PIECE (2u << 20)
 static void carry_out(const struct request *r, int in_worker)
 {
     int reads = r->how == IOH_PF_READ || r->how == IOH_PF_READ_SEQ ||
                 r->how == IOH_PF_READ_STREAM;
-    int fd = in_worker && g_private_table ? program_file(r)
-             : !in_worker && !reads && same_file(r->fd, r->dev, r->ino) ? r->fd
-                                                                       : -1;
-    if (fd < 0) {
-        atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
-        return;
-    }
-    if (reads) {
-        read_range(fd, r->off, r->len,
-                   r->how == IOH_PF_READ_SEQ ? 2 : r->how == IOH_PF_READ_STREAM ? 8 : DEPTH);
-        atomic_fetch_add_explicit(&g.bytes, r->len, memory_order_relaxed);
-    } else {
-        int advice = r->how == IOH_PF_DONTNEED ? POSIX_FADV_DONTNEED : POSIX_FADV_WILLNEED;
-        ioh_raw4(SYS_fadvise64, fd, r->off, (long)r->len, advice);
-        atomic_fetch_add_explicit(r->how == IOH_PF_DONTNEED ? &g.dropped : &g.bytes, r->len,
-                                  memory_order_relaxed);
+    unsigned depth = r->how == IOH_PF_READ_SEQ ? 2 : r->how == IOH_PF_READ_STREAM ? 8 : DEPTH;
+    uint64_t piece = reads ? (uint64_t)depth * CHUNK : HINT_PIECE;
+    /* len 0 is "to the end of the file" for a hint: one piece. */
+    int64_t end = r->off + (int64_t)r->len;
+    for (int64_t at = r->off; at < end || (at == r->off && r->len == 0);
+         at += (int64_t)piece) {
+        uint64_t n = r->len == 0 ? 0 : (uint64_t)(end - at) < piece ? (uint64_t)(end - at) : piece;
+        if (r->len == 0 && reads)
+            break;
+        int fd = in_worker && g_private_table ? program_file(r)
+                 : !in_worker && !reads && same_file(r->fd, r->dev, r->ino) ? r->fd
+                                                                           : -1;
+        if (fd < 0) {
+            atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
+            return;
+        }
+        if (reads) {
+            read_range(fd, at, n, depth);
+        } else {
+            int advice = r->how == IOH_PF_DONTNEED ? POSIX_FADV_DONTNEED : POSIX_FADV_WILLNEED;
+            ioh_raw4(SYS_fadvise64, fd, at, (long)n, advice);
+        }
+        if (in_worker)
+            ioh_raw_close(fd);    /* our duplicate, in our own table */
     }
     atomic_fetch_add_explicit(&g.requests, 1, memory_order_relaxed);
-    if (in_worker)
-        ioh_raw_close(fd);        /* our duplicate, in our own table */
+    atomic_fetch_add_explicit(r->how == IOH_PF_DONTNEED ? &g.dropped : &g.bytes, r->len,
+                              memory_order_relaxed);
 }
 
 static void *worker(void *arg)
