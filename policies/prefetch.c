@@ -188,33 +188,56 @@ static int ring_ready(void)
 }
 #endif
 
-/* Read [off, off+len) into scratch memory, `depth` chunks in flight. */
-static void read_range(int fd, int64_t off, uint64_t len, unsigned depth)
+/* A descriptor for the next piece of a request: in the worker, a duplicate
+ * of the program's description (close it after), or, inline, the program's
+ * own; -1 if the file is not the request's any more. */
+static int piece_fd(const struct request *r, int in_worker)
+{
+    if (in_worker)
+        return g_private_table ? program_file(r) : -1;
+    return same_file(r->fd, r->dev, r->ino) ? r->fd : -1;
+}
+
+/* Read [off, off+len) of r's file into scratch memory, `depth` chunks in
+ * flight, taking the program's description again for each batch submitted
+ * (an io_uring read in flight holds the file itself; the duplicate is
+ * closed right after the submission). Stops submitting once the file is
+ * not the request's any more. 0, or -1 if it stopped so. */
+static int read_range(const struct request *r, int64_t off, uint64_t len, unsigned depth)
 {
     if (!g.scratch) {
         long p = ioh_raw6(SYS_mmap, 0, DEPTH * CHUNK, PROT_READ | PROT_WRITE,
                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if ((unsigned long)p > -4096ul)
-            return;
+            return 0;
         g.scratch = (char *)p;
     }
     int64_t end = off + (int64_t)len;
+    int stopped = 0;
 #if IOH_HAVE_URING
     if (ring_ready()) {
         unsigned inflight = 0, slot = 0;
         int64_t at = off;
-        while (at < end || inflight) {
-            while (at < end && inflight < depth) {
-                struct io_uring_sqe *sqe = io_uring_get_sqe(&g.ring);
-                if (!sqe)
-                    break;
-                uint64_t n = (uint64_t)(end - at) < CHUNK ? (uint64_t)(end - at) : CHUNK;
-                io_uring_prep_read(sqe, fd, g.scratch + (size_t)(slot++ % DEPTH) * CHUNK,
-                                   (unsigned)n, (uint64_t)at);
-                at += (int64_t)n;
-                inflight++;
+        while ((at < end && !stopped) || inflight) {
+            if (at < end && !stopped && inflight < depth) {
+                int fd = piece_fd(r, 1);
+                stopped = fd < 0;
+                while (fd >= 0 && at < end && inflight < depth) {
+                    struct io_uring_sqe *sqe = io_uring_get_sqe(&g.ring);
+                    if (!sqe)
+                        break;
+                    uint64_t n = (uint64_t)(end - at) < CHUNK ? (uint64_t)(end - at) : CHUNK;
+                    io_uring_prep_read(sqe, fd, g.scratch + (size_t)(slot++ % DEPTH) * CHUNK,
+                                       (unsigned)n, (uint64_t)at);
+                    at += (int64_t)n;
+                    inflight++;
+                }
+                io_uring_submit(&g.ring);
+                if (fd >= 0)
+                    ioh_raw_close(fd);
             }
-            io_uring_submit(&g.ring);
+            if (!inflight)
+                continue;
             struct io_uring_cqe *cqe;
             if (io_uring_wait_cqe(&g.ring, &cqe) != 0)
                 break;
@@ -223,58 +246,61 @@ static void read_range(int fd, int64_t off, uint64_t len, unsigned depth)
             io_uring_cqe_seen(&g.ring, cqe);
             inflight--;
         }
-        return;
+        return stopped ? -1 : 0;
     }
 #endif
     for (int64_t at = off; at < end;) {
+        int fd = piece_fd(r, 1);
+        if (fd < 0)
+            return -1;
         uint64_t n = (uint64_t)(end - at) < CHUNK ? (uint64_t)(end - at) : CHUNK;
-        long r = ioh_raw_pread(fd, g.scratch, n, at);
-        if (r <= 0)
+        long got = ioh_raw_pread(fd, g.scratch, n, at);
+        ioh_raw_close(fd);
+        if (got <= 0)
             break;
-        atomic_fetch_add_explicit(&g.read_bytes, (uint64_t)r, memory_order_relaxed);
-        at += r;
+        atomic_fetch_add_explicit(&g.read_bytes, (uint64_t)got, memory_order_relaxed);
+        at += got;
     }
+    return 0;
 }
 
-/* Carry a request out, one piece at a time: in the worker (its own table,
- * a duplicate of the program's description taken for each piece) or, where
- * no worker could start, in the program's thread (only hints, on its
- * descriptor). A duplicate the worker holds keeps the program's description
- * alive after the program closes its descriptor: its flock and OFD locks,
- * its leases, the filesystem's release, an unmount all wait for the last
- * close (review: 64 MiB read after the program's close held them for the
- * whole read). Taken again for each piece - a few reads in flight, or 2 MiB
- * of a hint - the wait is one piece at most, and a request whose file the
- * program has closed stops at the next piece. */
+/* Carry a request out: in the worker (its own table) or, where no worker
+ * could start, in the program's thread (only hints, on its descriptor). A
+ * duplicate the worker holds keeps the program's description alive after
+ * the program closes its descriptor: its flock and OFD locks, its leases,
+ * the filesystem's release, an unmount all wait for the last close
+ * (review: 64 MiB read after the program's close held them for the whole
+ * read). So the worker takes it again for each batch of reads it submits
+ * and for each 2 MiB of a hint, and stops at the first after the close:
+ * the wait is what is in flight, at most. */
 #define HINT_PIECE (2u << 20)
 static void carry_out(const struct request *r, int in_worker)
 {
     int reads = r->how == IOH_PF_READ || r->how == IOH_PF_READ_SEQ ||
                 r->how == IOH_PF_READ_STREAM;
-    unsigned depth = r->how == IOH_PF_READ_SEQ ? 2 : r->how == IOH_PF_READ_STREAM ? 8 : DEPTH;
-    uint64_t piece = reads ? (uint64_t)depth * CHUNK : HINT_PIECE;
-    /* len 0 is "to the end of the file" for a hint: one piece. */
-    int64_t end = r->off + (int64_t)r->len;
-    for (int64_t at = r->off; at < end || (at == r->off && r->len == 0);
-         at += (int64_t)piece) {
-        uint64_t n = r->len == 0 ? 0 : (uint64_t)(end - at) < piece ? (uint64_t)(end - at) : piece;
-        if (r->len == 0 && reads)
-            break;
-        int fd = in_worker && g_private_table ? program_file(r)
-                 : !in_worker && !reads && same_file(r->fd, r->dev, r->ino) ? r->fd
-                                                                           : -1;
-        if (fd < 0) {
-            atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
-            return;
+    int stale = 0;
+    if (reads) {
+        unsigned depth = r->how == IOH_PF_READ_SEQ ? 2 : r->how == IOH_PF_READ_STREAM ? 8 : DEPTH;
+        stale = !in_worker || read_range(r, r->off, r->len, depth) < 0;
+    } else {
+        /* len 0 is "to the end of the file": one piece. */
+        int64_t end = r->off + (int64_t)r->len;
+        int advice = r->how == IOH_PF_DONTNEED ? POSIX_FADV_DONTNEED : POSIX_FADV_WILLNEED;
+        for (int64_t at = r->off; !stale && (at < end || (at == r->off && r->len == 0));
+             at += HINT_PIECE) {
+            uint64_t n = r->len == 0 ? 0 : (uint64_t)(end - at) < HINT_PIECE ? (uint64_t)(end - at)
+                                                                             : HINT_PIECE;
+            int fd = piece_fd(r, in_worker);
+            stale = fd < 0;
+            if (fd >= 0)
+                ioh_raw4(SYS_fadvise64, fd, at, (long)n, advice);
+            if (fd >= 0 && in_worker)
+                ioh_raw_close(fd);    /* our duplicate, in our own table */
         }
-        if (reads) {
-            read_range(fd, at, n, depth);
-        } else {
-            int advice = r->how == IOH_PF_DONTNEED ? POSIX_FADV_DONTNEED : POSIX_FADV_WILLNEED;
-            ioh_raw4(SYS_fadvise64, fd, at, (long)n, advice);
-        }
-        if (in_worker)
-            ioh_raw_close(fd);    /* our duplicate, in our own table */
+    }
+    if (stale) {
+        atomic_fetch_add_explicit(&g.stale, 1, memory_order_relaxed);
+        return;
     }
     atomic_fetch_add_explicit(&g.requests, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(r->how == IOH_PF_DONTNEED ? &g.dropped : &g.bytes, r->len,
