@@ -402,22 +402,30 @@ static int do_hidden_many(const char *path, int times)
     return 0;
 }
 
-/* The prefetch worker busy on the file (its own descriptor and its
- * io_uring ring hidden, on FUSE): the program's next open gets the number
- * it gets without the shim, and after "exec N<file" with that number and a
- * fork, N is open in both. (The ring's descriptor was left where
- * io_uring_setup put it: the next open got 5 instead of 4, and the fork
- * handler closed the program's 4 in the child; review.) */
-static int do_numbers(const char *path)
+/* Open path, read `steps` steps of it, then give the prefetch worker
+ * `ms` milliseconds to be at work on it. */
+static int open_and_read(const char *path, int steps, long ms, const char *who)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         die("open");
     static unsigned char buf[STEP];
-    for (int i = 0; i < 64; i++)
-        read_step(fd, buf, STEP, "numbers");
-    struct timespec ts = {0, 300 * 1000 * 1000};
-    nanosleep(&ts, NULL);         /* the worker is at work by now */
+    for (int i = 0; i < steps; i++)
+        read_step(fd, buf, STEP, who);
+    struct timespec ts = {0, ms * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    return fd;
+}
+
+/* The prefetch worker busy on the file (its descriptors and its io_uring
+ * ring in a table of its own, on FUSE): the program's next open gets the
+ * number it gets without the shim, and after "exec N<file" with that number
+ * and a fork, N is open in both. (The ring's descriptor was once left where
+ * io_uring_setup put it: the next open got 5 instead of 4, and the fork
+ * handler closed the program's 4 in the child; review.) */
+static int do_numbers(const char *path)
+{
+    int fd = open_and_read(path, 64, 300, "numbers");
     int next = open("/dev/null", O_RDONLY);
     out("next open got %d\n", next);
     close(next);
@@ -485,14 +493,7 @@ static int do_lock(const char *path, const char *dir)
  * files through /proc/self/fd: the lease was refused with EAGAIN; review.) */
 static int do_lease(const char *path)
 {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        die("open");
-    static unsigned char buf[STEP];
-    for (int i = 0; i < 64; i++)
-        read_step(fd, buf, STEP, "lease");
-    struct timespec ts = {0, 200 * 1000 * 1000};
-    nanosleep(&ts, NULL);         /* the worker has had its go */
+    int fd = open_and_read(path, 64, 200, "lease");
     int r = fcntl(fd, F_SETLEASE, F_WRLCK);
     out("write lease: %s\n", r == 0 ? "granted" : "REFUSED");
     if (r == 0)
