@@ -1118,7 +1118,7 @@ void ioh_pol_finish(void)
                  (unsigned long long)c.refills, (unsigned long long)c.direct,
                  (long long)c.calls - (long long)(c.refills + c.direct),
                  (unsigned long long)c.bytes_in, (unsigned long long)c.bytes_out);
-    if (p.requests || p.overflow)
+    if (p.requests || p.overflow || p.stale)
         ioh_report("stats: prefetch: %llu requests, %llu bytes asked for, %llu bytes dropped "
                  "behind, reads in prefetched ranges %llu of %llu, back-offs %llu, "
                  "stale %llu, queue overflows %llu, bytes the worker read itself %llu",

@@ -168,6 +168,15 @@ static int g_pidfd = -1;           /* worker only: this process, in its table */
  * after use. */
 static int program_file(const struct request *r)
 {
+    /* Looked at first through /proc (no reference taken): a number the
+     * program has given to a pipe or socket since is not duplicated even
+     * for an instant (its close would not be the last one meanwhile). */
+    char path[40];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/self/fd/%d", r->fd);
+    if (ioh_raw4(SYS_newfstatat, AT_FDCWD, path, &st, 0) != 0 || (uint64_t)st.st_dev != r->dev ||
+        (uint64_t)st.st_ino != r->ino)
+        return -1;
     long fd = ioh_raw3(SYS_pidfd_getfd, g_pidfd, r->fd, 0);
     if (fd < 0)
         return -1;
@@ -222,7 +231,8 @@ static int read_range(const struct request *r, int64_t off, uint64_t len, unsign
             if (at < end && !stopped && inflight < depth) {
                 int fd = piece_fd(r, 1);
                 stopped = fd < 0;
-                while (fd >= 0 && at < end && inflight < depth) {
+                int prepared = 0;
+                while (fd >= 0 && at < end && inflight + (unsigned)prepared < depth) {
                     struct io_uring_sqe *sqe = io_uring_get_sqe(&g.ring);
                     if (!sqe)
                         break;
@@ -230,17 +240,27 @@ static int read_range(const struct request *r, int64_t off, uint64_t len, unsign
                     io_uring_prep_read(sqe, fd, g.scratch + (size_t)(slot++ % DEPTH) * CHUNK,
                                        (unsigned)n, (uint64_t)at);
                     at += (int64_t)n;
-                    inflight++;
+                    prepared++;
                 }
-                io_uring_submit(&g.ring);
+                /* Only what was submitted completes: waiting for more would
+                 * hang the worker (and a program's unshare that joins it). */
+                int submitted = prepared ? io_uring_submit(&g.ring) : 0;
+                if (submitted < prepared || prepared == 0)
+                    stopped = 1;      /* no room or no submission: no loop */
+                inflight += submitted > 0 ? (unsigned)submitted : 0;
                 if (fd >= 0)
                     ioh_raw_close(fd);
             }
             if (!inflight)
                 continue;
             struct io_uring_cqe *cqe;
-            if (io_uring_wait_cqe(&g.ring, &cqe) != 0)
-                break;
+            if (io_uring_wait_cqe(&g.ring, &cqe) != 0) {
+                /* Completions left behind would be taken for the next
+                 * request's: no more ring (reads go by pread). */
+                io_uring_queue_exit(&g.ring);
+                g.ring_ok = -1;
+                return -1;
+            }
             if (cqe->res > 0)
                 atomic_fetch_add_explicit(&g.read_bytes, (uint64_t)cqe->res, memory_order_relaxed);
             io_uring_cqe_seen(&g.ring, cqe);
@@ -283,13 +303,15 @@ static void carry_out(const struct request *r, int in_worker)
         unsigned depth = r->how == IOH_PF_READ_SEQ ? 2 : r->how == IOH_PF_READ_STREAM ? 8 : DEPTH;
         stale = !in_worker || read_range(r, r->off, r->len, depth) < 0;
     } else {
-        /* len 0 is "to the end of the file": one piece. */
+        /* len 0 is "to the end of the file": one piece; inline, where no
+         * duplicate is held, the whole hint is one piece too. */
         int64_t end = r->off + (int64_t)r->len;
+        uint64_t piece = in_worker ? HINT_PIECE : (r->len ? r->len : 1);
         int advice = r->how == IOH_PF_DONTNEED ? POSIX_FADV_DONTNEED : POSIX_FADV_WILLNEED;
         for (int64_t at = r->off; !stale && (at < end || (at == r->off && r->len == 0));
-             at += HINT_PIECE) {
-            uint64_t n = r->len == 0 ? 0 : (uint64_t)(end - at) < HINT_PIECE ? (uint64_t)(end - at)
-                                                                             : HINT_PIECE;
+             at += (int64_t)piece) {
+            uint64_t n = r->len == 0 ? 0 : (uint64_t)(end - at) < piece ? (uint64_t)(end - at)
+                                                                       : piece;
             int fd = piece_fd(r, in_worker);
             stale = fd < 0;
             if (fd >= 0)
