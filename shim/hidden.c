@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -68,15 +67,20 @@ static void slot_free(struct slot *s)
     atomic_store_explicit(&s->used, 0, memory_order_release);
 }
 
-static void block_signals(ioh_sigset *saved);
-static void restore_signals(const ioh_sigset *saved);
-
 /* Whether fd is the file (dev, ino) still. */
 static int is_file(int fd, const struct stat *was)
 {
     struct stat st;
     return ioh_raw2(SYS_fstat, fd, &st) == 0 && st.st_dev == was->st_dev &&
            st.st_ino == was->st_ino;
+}
+
+/* A descriptor not kept is closed - unless it is libunwind's (its caller
+ * closes it) or the program's by now (a dup2 onto its number). */
+static void drop_unkept(int fd, int kind, const struct stat *was)
+{
+    if (kind != IOH_HIDDEN_UNWIND && is_file(fd, was))
+        ioh_raw_close(fd);
 }
 
 int ioh_hidden_keep(int fd, int kind)
@@ -102,7 +106,7 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
     struct slot *s = i < SLOTS ? &g.s[i] : NULL;
     if (s) {
         ioh_sigset saved;
-        block_signals(&saved);
+        ioh_signals_block(&saved);
         ioh_spin_lock(&s->lock);  /* free until now: ours at once */
         int n = atomic_load(&g.n);
         while (n < i + 1 && !atomic_compare_exchange_weak(&g.n, &n, i + 1))
@@ -137,11 +141,10 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
                 kept = i;
             } else {
                 atomic_store(&s->cur, 0);
-                if (low_ours && kind != IOH_HIDDEN_UNWIND)
-                    ioh_raw_close(fd);
+                drop_unkept(fd, kind, &was);
             }
-        } else if (kind != IOH_HIDDEN_UNWIND && is_file(fd, &was)) {
-            ioh_raw_close(fd);    /* not kept where the program could dup2 onto it */
+        } else {
+            drop_unkept(fd, kind, &was);   /* not kept where the program could dup2 onto it */
         }
         atomic_store(&s->pending_lo, 0);
         atomic_store(&s->pending_hi, 0);
@@ -149,32 +152,18 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
             slot_free(s);
         else
             ioh_spin_unlock(&s->lock);
-        restore_signals(&saved);
+        ioh_signals_restore(&saved);
         return kept;
     }
-    if (kind != IOH_HIDDEN_UNWIND && is_file(fd, &was))
-        ioh_raw_close(fd);        /* not kept where the program could dup2 onto it */
+    drop_unkept(fd, kind, &was);
     return -1;
-}
-
-static void block_signals(ioh_sigset *saved)
-{
-    unsigned long all[sizeof saved->mask / sizeof(unsigned long)];
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        all[i] = ~0ul;
-    ioh_raw4(SYS_rt_sigprocmask, SIG_BLOCK, all, saved->mask, 8);
-}
-
-static void restore_signals(const ioh_sigset *saved)
-{
-    ioh_raw4(SYS_rt_sigprocmask, SIG_SETMASK, saved->mask, NULL, 8);
 }
 
 int ioh_hidden_get(int h, struct ioh_hidden_use *use)
 {
     use->h = h;
     use->locked = 0;
-    block_signals(&use->saved);
+    ioh_signals_block(&use->saved);
     if (h < 0 || h >= SLOTS)
         return -1;
     struct slot *s = &g.s[h];
@@ -189,7 +178,7 @@ void ioh_hidden_put(const struct ioh_hidden_use *use)
 {
     if (use->locked)
         ioh_spin_unlock(&g.s[use->h].lock);
-    restore_signals(&use->saved);
+    ioh_signals_restore(&use->saved);
 }
 
 int ioh_hidden_given(int h)
@@ -211,14 +200,14 @@ void ioh_hidden_close(int h)
         return;
     struct slot *s = &g.s[h];
     ioh_sigset saved;
-    block_signals(&saved);
+    ioh_signals_block(&saved);
     if (ioh_spin_lock(&s->lock)) {   /* else a nested handler: the holder's */
         int cur = atomic_load(&s->cur);
         if (cur > 0)
             ioh_raw_close(cur - 1);
         slot_free(s);
     }
-    restore_signals(&saved);
+    ioh_signals_restore(&saved);
 }
 
 int ioh_hidden_is(int fd)
@@ -239,9 +228,9 @@ void ioh_hidden_relocate(int fd)
         if (!atomic_load(&s->used) || atomic_load(&s->cur) != fd + 1)
             continue;
         ioh_sigset saved;
-        block_signals(&saved);
+        ioh_signals_block(&saved);
         if (!ioh_spin_lock(&s->lock)) {
-            restore_signals(&saved);
+            ioh_signals_restore(&saved);
             return;               /* our own thread holds it: the program's dup2 wins */
         }
         if (atomic_load(&s->used) && atomic_load(&s->cur) == fd + 1) {
@@ -259,7 +248,7 @@ void ioh_hidden_relocate(int fd)
             atomic_store(&s->cur, moved < 0 ? 0 : (int)moved + 1);
         }
         ioh_spin_unlock(&s->lock);
-        restore_signals(&saved);
+        ioh_signals_restore(&saved);
         return;
     }
 }
@@ -273,9 +262,6 @@ int ioh_hidden_unwind_find(int fd)
     return -1;
 }
 
-static int ranges_except_hidden(unsigned lo, unsigned hi, int flags,
-                                int (*fn)(unsigned, unsigned, int));
-
 /* The lowest hidden descriptor in [lo, hi]; 0 if none. */
 static int lowest_hidden(unsigned lo, unsigned hi, unsigned *out)
 {
@@ -288,24 +274,6 @@ static int lowest_hidden(unsigned lo, unsigned hi, unsigned *out)
         }
     }
     return found;
-}
-
-int ioh_hidden_close_range(unsigned lo, unsigned hi, int flags,
-                           int (*fn)(unsigned, unsigned, int))
-{
-    /* Every slot held meanwhile: a descriptor of ours being moved or set up
-     * is at a number no slot shows yet. */
-    ioh_sigset saved;
-    block_signals(&saved);
-    int held[SLOTS] = {0};
-    for (int i = 0; i < slots(); i++)
-        held[i] = ioh_spin_lock(&g.s[i].lock);
-    int r = ranges_except_hidden(lo, hi, flags, fn);
-    for (int i = 0; i < slots(); i++)
-        if (held[i])
-            ioh_spin_unlock(&g.s[i].lock);
-    restore_signals(&saved);
-    return r;
 }
 
 static int ranges_except_hidden(unsigned lo, unsigned hi, int flags,
@@ -333,6 +301,24 @@ static int ranges_except_hidden(unsigned lo, unsigned hi, int flags,
             return r;
         lo = h + 1;
     }
+}
+
+int ioh_hidden_close_range(unsigned lo, unsigned hi, int flags,
+                           int (*fn)(unsigned, unsigned, int))
+{
+    /* Every slot held meanwhile: a descriptor of ours being moved or set up
+     * is at a number no slot shows yet. */
+    ioh_sigset saved;
+    ioh_signals_block(&saved);
+    int held[SLOTS] = {0};
+    for (int i = 0; i < slots(); i++)
+        held[i] = ioh_spin_lock(&g.s[i].lock);
+    int r = ranges_except_hidden(lo, hi, flags, fn);
+    for (int i = 0; i < slots(); i++)
+        if (held[i])
+            ioh_spin_unlock(&g.s[i].lock);
+    ioh_signals_restore(&saved);
+    return r;
 }
 
 void ioh_hidden_fork_child(void)

@@ -30,19 +30,29 @@
 __thread struct ioh_thread ioh_tls __attribute__((tls_model("initial-exec")));
 IOH_STARTUP_DATA _Atomic int ioh_mode;
 
-void ioh_internal_begin(ioh_sigset *saved)
+void ioh_signals_block(ioh_sigset *saved)
 {
     unsigned long all[sizeof saved->mask / sizeof(unsigned long)];
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         all[i] = ~0ul;
     ioh_raw4(SYS_rt_sigprocmask, SIG_BLOCK, all, saved->mask, 8);
+}
+
+void ioh_signals_restore(const ioh_sigset *saved)
+{
+    ioh_raw4(SYS_rt_sigprocmask, SIG_SETMASK, saved->mask, NULL, 8);
+}
+
+void ioh_internal_begin(ioh_sigset *saved)
+{
+    ioh_signals_block(saved);
     ioh_tls.internal++;
 }
 
 void ioh_internal_end(const ioh_sigset *saved)
 {
     ioh_tls.internal--;
-    ioh_raw4(SYS_rt_sigprocmask, SIG_SETMASK, saved->mask, NULL, 8);
+    ioh_signals_restore(saved);
 }
 
 uint32_t ioh__tid_slow(void)

@@ -81,6 +81,10 @@ static inline uint32_t ioh_tid(void)
  * that a signal handler's reads are never mistaken for ours (and never lost
  * from the trace). Two rt_sigprocmask calls: for rare paths only. */
 typedef struct { unsigned long mask[1024 / (8 * sizeof(unsigned long))]; } ioh_sigset;
+/* Every signal blocked on this thread (raw: no wrapper, errno kept), and
+ * the mask restored. */
+void ioh_signals_block(ioh_sigset *saved);
+void ioh_signals_restore(const ioh_sigset *saved);
 void ioh_internal_begin(ioh_sigset *saved);
 void ioh_internal_end(const ioh_sigset *saved);
 
