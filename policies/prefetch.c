@@ -207,12 +207,12 @@ static int piece_fd(const struct request *r, int in_worker)
     return same_file(r->fd, r->dev, r->ino) ? r->fd : -1;
 }
 
-/* Read [off, off+len) of r's file into scratch memory, `depth` chunks in
+/* Read r's range of its file into scratch memory, `depth` chunks in
  * flight, taking the program's description again for each batch submitted
  * (an io_uring read in flight holds the file itself; the duplicate is
  * closed right after the submission). Stops submitting once the file is
  * not the request's any more. 0, or -1 if it stopped so. */
-static int read_range(const struct request *r, int64_t off, uint64_t len, unsigned depth)
+static int read_range(const struct request *r, unsigned depth)
 {
     if (!g.scratch) {
         long p = ioh_raw6(SYS_mmap, 0, DEPTH * CHUNK, PROT_READ | PROT_WRITE,
@@ -221,12 +221,12 @@ static int read_range(const struct request *r, int64_t off, uint64_t len, unsign
             return 0;
         g.scratch = (char *)p;
     }
-    int64_t end = off + (int64_t)len;
+    int64_t end = r->off + (int64_t)r->len;
     int stopped = 0;
 #if IOH_HAVE_URING
     if (ring_ready()) {
         unsigned inflight = 0, slot = 0;
-        int64_t at = off;
+        int64_t at = r->off;
         while ((at < end && !stopped) || inflight) {
             if (at < end && !stopped && inflight < depth) {
                 int fd = piece_fd(r, 1);
@@ -269,7 +269,7 @@ static int read_range(const struct request *r, int64_t off, uint64_t len, unsign
         return stopped ? -1 : 0;
     }
 #endif
-    for (int64_t at = off; at < end;) {
+    for (int64_t at = r->off; at < end;) {
         int fd = piece_fd(r, 1);
         if (fd < 0)
             return -1;
@@ -301,7 +301,7 @@ static void carry_out(const struct request *r, int in_worker)
     int stale = 0;
     if (reads) {
         unsigned depth = r->how == IOH_PF_READ_SEQ ? 2 : r->how == IOH_PF_READ_STREAM ? 8 : DEPTH;
-        stale = !in_worker || read_range(r, r->off, r->len, depth) < 0;
+        stale = !in_worker || read_range(r, depth) < 0;
     } else {
         /* len 0 is "to the end of the file": one piece; inline, where no
          * duplicate is held, the whole hint is one piece too. */

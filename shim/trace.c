@@ -39,7 +39,6 @@ static struct {
     uint64_t trim_at;              /* set by ioh_trace_trim: no segment past it */
     uint64_t trim_from;            /* where its hole starts */
     _Atomic uint64_t mapped;       /* bytes of file mapped at base */
-    uint64_t dev, ino;
     int kept1;                     /* the file's hidden descriptor's handle + 1,
                                       0: none (hidden.h) */
     _Atomic uint32_t grow_owner;   /* tid holding the grow lock, 0 if free */
@@ -145,7 +144,7 @@ static int keep_trace_fd(long fd, const struct stat *file)
 static long trace_fallocate(int mode, uint64_t at, uint64_t len)
 {
     struct ioh_hidden_use use;
-    long fd = get_trace_fd(&use);  /* 0 is a descriptor: with stdin closed, open gives it */
+    long fd = get_trace_fd(&use);
     long err = fd < 0 ? fd : ioh_raw4(SYS_fallocate, fd, mode, (long)at, (long)len);
     put_trace_fd(&use);
     return err;
@@ -330,8 +329,6 @@ static int create_file(void)
         ioh_raw_close((int)fd);
         return -ESTALE;
     }
-    g.dev = st.st_dev;
-    g.ino = st.st_ino;
     if (keep_trace_fd(fd, &st) < 0) {
         ioh_raw1(SYS_unlink, g.path);
         return -EMFILE;
