@@ -251,23 +251,21 @@ static int hint_of(uint32_t flags)
     }
 }
 
-/* The device's read-ahead. At open (may_read), in a process of one thread,
- * it may read sysfs (once per device per process), through a descriptor of
- * its own that only a process of one thread can open without racing the
- * program's own dup2 or close_range; at a decision, in a read, only what is
- * known already (no file opened in the read path). So in a process with
- * threads at the open it is known only if a file on the device asked
- * before. (Asked only at decisions, it saved a short process the sysfs
- * walk, ~15 us, but index_reader -t 1, which opens its file and then starts
- * its reader thread, lost the SEQUENTIAL of the loop device: 1.18x
- * slower.) */
-static void learn_device_readahead(struct ioh_pol_file *pf, int may_read)
+/* The device's read-ahead, asked only where a decision turns on it: a
+ * sequential stream that is slow to read (auto_actions). Read from sysfs
+ * once per device per process, through a descriptor hidden from the program
+ * (prefetch.c), so also in a process whose threads started after the open
+ * (index_reader -t 1 opens its file, then starts its reader: on the loop
+ * device it needs the SEQUENTIAL this gives, 1.18x slower without). (Until
+ * 2026-11-27 it was asked at every open under auto, in a process of one
+ * thread only: 16-35 us of a short process's run, measured in-process, for
+ * a number most files never use.) */
+static void learn_device_readahead(struct ioh_pol_file *pf)
 {
     if (pf->dev_ra_asked)
         return;
-    may_read = may_read && __libc_single_threaded;
-    pf->dev_ra = ioh_prefetch_device_readahead(pf->dev, may_read);
-    pf->dev_ra_asked = pf->dev_ra != 0 || may_read;
+    pf->dev_ra = ioh_prefetch_device_readahead(pf->dev);
+    pf->dev_ra_asked = 1;
 }
 
 static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o)
@@ -322,11 +320,6 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     pf->dev = o->dev;
     pf->dev_ra = 0;
     pf->dev_ra_asked = 0;
-    /* Asked now if this process has one thread: a program that starts its
-     * reader threads after opening (index_reader) would otherwise never
-     * know (sysfs is read only in a process of one thread). */
-    if (pf->is_auto && pf->pf_how == IOH_PF_WILLNEED)
-        learn_device_readahead(pf, 1);
     /* auto decides with the classifier; an explicit `window` follows the
      * window the classifier measures. */
     if (pf->is_auto || (a->flags & IOH_ACT_WINDOW)) {
@@ -567,7 +560,7 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
         pf->act.window_size = rule->window_size;
     } else {
         if (r.cls == IOH_CLS_SEQUENTIAL && slow && pf->pf_how == IOH_PF_WILLNEED)
-            learn_device_readahead(pf, 0);
+            learn_device_readahead(pf);
         want = auto_actions(&r, slow, pf);
     }
     int same = (int)r.cls == pf->decided && want == pf->act.flags;

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "fdtab.h"
+#include "hidden.h"
 #include "ioh_config.h"
 #include "log.h"
 #include "raw.h"
@@ -91,14 +92,29 @@ int ioh_prefetch_hint_works(uint32_t fs_type)
 #define RA_BUSY UINT64_MAX
 static _Atomic uint64_t g_ra_key[RA_SLOTS], g_ra_bytes[RA_SLOTS];
 
+/* The number in a sysfs file, read through a descriptor hidden from the
+ * program (hidden.c): the open puts a number in the program's table, and
+ * another thread (or a handler) may dup2 onto it or close it meanwhile.
+ * Found by its path first, so that a dup2 before it is hidden is told apart
+ * and that number left to the program; read with pread, so that no offset
+ * moves whoever's the description is. 0 if anything fails. */
 static uint64_t read_kb_file(const char *path)
 {
+    struct stat want;
+    if (ioh_raw4(SYS_newfstatat, AT_FDCWD, path, &want, 0) != 0)
+        return 0;
     long fd = ioh_raw_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0)
+    int h = fd < 0 ? -1 : ioh_hidden_keep_file((int)fd, IOH_HIDDEN_OWN, &want);
+    if (h < 0)
         return 0;
     char buf[32];
-    long n = ioh_raw_read((int)fd, buf, sizeof buf - 1);
-    ioh_raw1(SYS_close, fd);
+    long n = -1;
+    struct ioh_hidden_use use;
+    int num = ioh_hidden_get(h, &use);
+    if (num >= 0)
+        n = ioh_raw_pread(num, buf, sizeof buf - 1, 0);
+    ioh_hidden_put(&use);
+    ioh_hidden_close(h);
     uint64_t kb = 0;
     for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
         kb = kb * 10 + (uint64_t)(buf[i] - '0');
@@ -116,13 +132,11 @@ static uint64_t sysfs_readahead(uint64_t dev)
     return kb * 1024;
 }
 
-uint64_t ioh_prefetch_device_readahead(uint64_t dev, int may_read)
+uint64_t ioh_prefetch_device_readahead(uint64_t dev)
 {
     for (unsigned i = 0; i < RA_SLOTS; i++)
         if (atomic_load_explicit(&g_ra_key[i], memory_order_acquire) == dev + 1)
             return atomic_load_explicit(&g_ra_bytes[i], memory_order_relaxed);
-    if (!may_read)
-        return 0;
     uint64_t bytes = sysfs_readahead(dev);
     for (unsigned i = 0; i < RA_SLOTS; i++) {
         uint64_t free_key = 0;

@@ -51,11 +51,9 @@ int ioh_prefetch_hint_works(uint32_t fs_type);
 /* The kernel's read-ahead for files on device dev (st_dev), in bytes, from
  * sysfs (the disk's bdi: /sys/dev/block/MAJ:MIN/bdi, a partition's parent's,
  * or /sys/class/bdi/MAJ:MIN); 0 if unknown (btrfs, overlayfs and others
- * whose st_dev names no bdi). Read once per device, and only if may_read
- * (it opens a sysfs file through a descriptor of the program's process:
- * only safe where no other thread can dup2 onto or close that number);
- * else 0 unless known already. */
-uint64_t ioh_prefetch_device_readahead(uint64_t dev, int may_read);
+ * whose st_dev names no bdi). Read once per device per process, through a
+ * descriptor hidden from the program (any thread may ask). */
+uint64_t ioh_prefetch_device_readahead(uint64_t dev);
 
 /* Where sysfs tells the read-ahead (in KiB) of the device MAJ:MIN, candidate
  * i in order: the disk's bdi, a partition's disk's, a bdi named by the

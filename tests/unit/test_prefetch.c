@@ -1,0 +1,202 @@
+/* Unit tests for policies/prefetch.c: the device's read-ahead, which auto
+ * asks at a decision, in a read, with the program's other threads running.
+ * Each case runs in a child process of its own: the answer is cached per
+ * process. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "hidden.h"
+#include "prefetch.h"
+
+static char g_path[64];
+static dev_t g_dev;
+static long g_sysfs_kb = -1;    /* what sysfs says for g_dev; -1: no bdi */
+
+/* The read-ahead of dev in KiB, read as a user would: -1 if sysfs has none. */
+static long sysfs_kb(dev_t dev)
+{
+    char p[128];
+    for (unsigned i = 0; ioh_readahead_sysfs_path(i, major(dev), minor(dev), p, sizeof p); i++) {
+        FILE *f = fopen(p, "re");
+        long v = -1;
+        if (f) {
+            int ok = fscanf(f, "%ld", &v) == 1;
+            fclose(f);
+            if (ok)
+                return v;
+        }
+    }
+    return -1;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    /* /var/tmp: a disk where there is one (/tmp may be tmpfs, with no bdi). */
+    snprintf(g_path, sizeof g_path, "/var/tmp/ioh-prefetch-%d", (int)getpid());
+    FILE *f = fopen(g_path, "w");
+    if (!f)
+        return -1;
+    fputs("the program's file\n", f);
+    fclose(f);
+    struct stat st;
+    if (stat(g_path, &st) != 0)
+        return -1;
+    g_dev = st.st_dev;
+    g_sysfs_kb = sysfs_kb(g_dev);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink(g_path);
+    return 0;
+}
+
+#define IN_CHILD(...)                                                  \
+    do {                                                               \
+        pid_t pid_ = fork();                                           \
+        assert_true(pid_ >= 0);                                        \
+        if (pid_ == 0) {                                               \
+            __VA_ARGS__;                                               \
+            _exit(0);                                                  \
+        }                                                              \
+        int st_;                                                       \
+        assert_int_equal(waitpid(pid_, &st_, 0), pid_);                \
+        assert_true(WIFEXITED(st_));                                   \
+        assert_int_equal(WEXITSTATUS(st_), 0);                         \
+    } while (0)
+#define CHECK(cond, code)                                              \
+    do {                                                               \
+        if (!(cond)) {                                                 \
+            fprintf(stderr, "line %d: %s\n", __LINE__, #cond);          \
+            _exit(code);                                               \
+        }                                                              \
+    } while (0)
+
+static int lowest_free(void)
+{
+    int fd = dup(0);
+    if (fd >= 0)
+        close(fd);
+    return fd;
+}
+
+static void *sleeper(void *arg)
+{
+    (void)arg;
+    pause();
+    return NULL;
+}
+
+/* Asked with another thread running (a decision in a read of index_reader,
+ * whose reader thread starts after the open), the answer is sysfs's, and
+ * the program's descriptor table is as it was: the next number it gets is
+ * the one it would have got. (Until 2026-11-27 it was read only in a
+ * process of one thread, at the open.) */
+static void asked_with_threads_running(void **state)
+{
+    (void)state;
+    if (g_sysfs_kb < 0)
+        skip();
+    IN_CHILD({
+        pthread_t t;
+        CHECK(pthread_create(&t, NULL, sleeper, NULL) == 0, 10);
+        int before = lowest_free();
+        uint64_t bytes = ioh_prefetch_device_readahead(g_dev);
+        CHECK(bytes == (uint64_t)g_sysfs_kb * 1024, 11);
+        CHECK(lowest_free() == before, 12);
+        CHECK(ioh_prefetch_device_readahead(g_dev) == bytes, 13);   /* cached */
+    });
+}
+
+/* A thread of the program dup2s its file onto the number the sysfs file
+ * gets for an instant (the lowest free one, which it believes free: without
+ * the shim it would be) and closes it again, over and over, while the
+ * read-ahead is read. Whatever the timing, the program's descriptors are
+ * never read (its file offset stays 0), never closed under it (its own
+ * close never fails), and the answer is sysfs's or 0 (unknown), never a
+ * number read from the program's file. (Read with read() and closed by
+ * number, as before, a dup2 in between moved the program's offset, and its
+ * close then failed with EBADF.) */
+struct racer {
+    int prog, to;
+    atomic_int started, stop, ebadf, moved;
+};
+
+static void *dup2_racer(void *arg)
+{
+    struct racer *r = arg;
+    atomic_store(&r->started, 1);
+    while (!atomic_load(&r->stop)) {
+        ioh_hidden_relocate(r->to);    /* what the shim's dup2 wrapper does first */
+        if (dup2(r->prog, r->to) != r->to)
+            continue;
+        if (lseek(r->to, 0, SEEK_CUR) != 0)
+            atomic_store(&r->moved, 1);
+        if (!ioh_hidden_is(r->to) && close(r->to) != 0 && errno == EBADF)
+            atomic_store(&r->ebadf, 1);
+    }
+    return NULL;
+}
+
+static void a_dup2_racing_the_read(void **state)
+{
+    (void)state;
+    if (g_sysfs_kb < 0)
+        skip();
+    for (int round = 0; round < 150; round++) {
+        IN_CHILD({
+            struct racer r = {.prog = open(g_path, O_RDONLY)};
+            CHECK(r.prog >= 0, 10);
+            r.to = lowest_free();
+            pthread_t t;
+            CHECK(pthread_create(&t, NULL, dup2_racer, &r) == 0, 11);
+            while (!atomic_load(&r.started))
+                ;
+            uint64_t bytes = ioh_prefetch_device_readahead(g_dev);
+            atomic_store(&r.stop, 1);
+            pthread_join(t, NULL);
+            CHECK(bytes == 0 || bytes == (uint64_t)g_sysfs_kb * 1024, 12);
+            CHECK(!atomic_load(&r.ebadf), 13);
+            CHECK(!atomic_load(&r.moved) && lseek(r.prog, 0, SEEK_CUR) == 0, 14);
+        });
+    }
+}
+
+/* A device with no bdi in sysfs (major 0, a minor no filesystem has): 0,
+ * and nothing left open. */
+static void a_device_sysfs_does_not_know(void **state)
+{
+    (void)state;
+    IN_CHILD({
+        int before = lowest_free();
+        CHECK(ioh_prefetch_device_readahead(makedev(0, 999999)) == 0, 10);
+        CHECK(lowest_free() == before, 11);
+    });
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(asked_with_threads_running),
+        cmocka_unit_test(a_dup2_racing_the_read),
+        cmocka_unit_test(a_device_sysfs_does_not_know),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
