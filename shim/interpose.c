@@ -1164,7 +1164,7 @@ static int fclose_rebinding(FILE *f, struct ioh_fdent *rb)
 {
     int r;
     pthread_cleanup_push(rebind_end_cleanup, rb);
-    r = IOH_REAL(fclose)(f);
+    r = ioh_real.fclose(f);
     pthread_cleanup_pop(0);
     return r;
 }
@@ -1463,14 +1463,14 @@ static void before_child(void)
 IOH_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                            const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-    if (!IOH_REAL(posix_spawn))
+    if (!real()->posix_spawn)
         return ENOSYS;
     before_child();
     int watch = observe();
     struct call c;
     if (watch)
         enter(&c);
-    int rc = IOH_REAL(posix_spawn)(pid, path, fa, attr, argv, envp);
+    int rc = ioh_real.posix_spawn(pid, path, fa, attr, argv, envp);
     int err = errno;
     if (watch) {
         record_proc(IOH_OP_SPAWN, rc ? -(int64_t)rc : (pid ? *pid : 0), &c, CALLER());
@@ -1483,14 +1483,14 @@ IOH_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_
 IOH_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
                             const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-    if (!IOH_REAL(posix_spawnp))
+    if (!real()->posix_spawnp)
         return ENOSYS;
     before_child();
     int watch = observe();
     struct call c;
     if (watch)
         enter(&c);
-    int rc = IOH_REAL(posix_spawnp)(pid, file, fa, attr, argv, envp);
+    int rc = ioh_real.posix_spawnp(pid, file, fa, attr, argv, envp);
     int err = errno;
     if (watch) {
         record_proc(IOH_OP_SPAWN, rc ? -(int64_t)rc : (pid ? *pid : 0), &c, CALLER());
@@ -1502,7 +1502,7 @@ IOH_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file
 
 IOH_EXPORT int system(const char *cmd)
 {
-    if (!IOH_REAL(system)) {
+    if (!real()->system) {
         errno = ENOSYS;
         return -1;
     }
@@ -1511,7 +1511,7 @@ IOH_EXPORT int system(const char *cmd)
     struct call c;
     if (watch)
         enter(&c);
-    int r = IOH_REAL(system)(cmd);
+    int r = ioh_real.system(cmd);
     int err = errno;
     if (watch) {
         record_proc(IOH_OP_SPAWN, result(r, err), &c, CALLER());
@@ -1549,7 +1549,7 @@ static FILE *stream_opened(FILE *f, int err, struct call *c, int fresh, void *ca
 
 IOH_EXPORT FILE *popen(const char *cmd, const char *type)
 {
-    if (!IOH_REAL(popen)) {
+    if (!real()->popen) {
         errno = ENOSYS;
         return NULL;
     }
@@ -1558,7 +1558,7 @@ IOH_EXPORT FILE *popen(const char *cmd, const char *type)
     struct call c;
     if (watch)
         enter(&c);
-    FILE *f = IOH_REAL(popen)(cmd, type);
+    FILE *f = ioh_real.popen(cmd, type);
     if (!watch)
         return f;
     return stream_opened(f, errno, &c, 1, CALLER());
@@ -1568,16 +1568,16 @@ static struct ioh_fdent *stream_closing(FILE *f, uint16_t op, void *caller);
 
 IOH_EXPORT int pclose(FILE *f)
 {
-    if (!IOH_REAL(pclose)) {
+    if (!real()->pclose) {
         errno = ENOSYS;
         return -1;
     }
     if (!observe())
-        return IOH_REAL(pclose)(f);
+        return ioh_real.pclose(f);
     /* A pipe: never read lazily or through a block, so no rebind to keep
      * open through the wait for the child. */
     ioh_fd_rebind_end(stream_closing(f, IOH_OP_FCLOSE, CALLER()));
-    return IOH_REAL(pclose)(f);
+    return ioh_real.pclose(f);
 }
 
 /* exec: the new image starts a new trace; this one is already on disk (the
@@ -1773,17 +1773,17 @@ static int copy_source_enter(int in, int has_off, struct ioh_ofd **op)
 
 IOH_EXPORT ssize_t sendfile(int out, int in, off_t *offp, size_t count)
 {
-    if (!IOH_REAL(sendfile))
+    if (!ioh_real.sendfile)
         return raw_result(ioh_raw4(SYS_sendfile, out, in, offp, count));
     if (!observe())
-        return IOH_REAL(sendfile)(out, in, offp, count);
+        return ioh_real.sendfile(out, in, offp, count);
     struct call c;
     struct ioh_ofd *o;
     int64_t before = offp ? *offp : 0;
     int how = copy_source_enter(in, offp != NULL, &o);
     enter(&c);
     uint64_t out_mark = write_mark(out);
-    ssize_t r = IOH_REAL(sendfile)(out, in, offp, count);
+    ssize_t r = ioh_real.sendfile(out, in, offp, count);
     int err = errno;
     if (r > 0)
         changed_fd(out, out_mark);
@@ -1797,17 +1797,17 @@ IOH_EXPORT ssize_t sendfile(int out, int in, off_t *offp, size_t count)
 
 IOH_EXPORT ssize_t sendfile64(int out, int in, off64_t *offp, size_t count)
 {
-    if (!IOH_REAL(sendfile64))
+    if (!ioh_real.sendfile64)
         return raw_result(ioh_raw4(SYS_sendfile, out, in, offp, count));
     if (!observe())
-        return IOH_REAL(sendfile64)(out, in, offp, count);
+        return ioh_real.sendfile64(out, in, offp, count);
     struct call c;
     struct ioh_ofd *o;
     int64_t before = offp ? *offp : 0;
     int how = copy_source_enter(in, offp != NULL, &o);
     enter(&c);
     uint64_t out_mark = write_mark(out);
-    ssize_t r = IOH_REAL(sendfile64)(out, in, offp, count);
+    ssize_t r = ioh_real.sendfile64(out, in, offp, count);
     int err = errno;
     if (r > 0)
         changed_fd(out, out_mark);
@@ -1822,18 +1822,18 @@ IOH_EXPORT ssize_t sendfile64(int out, int in, off64_t *offp, size_t count)
 IOH_EXPORT ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *out_off,
                                    size_t len, unsigned flags)
 {
-    if (!IOH_REAL(copy_file_range))
+    if (!ioh_real.copy_file_range)
         return raw_result(ioh_raw6(SYS_copy_file_range, in, (long)in_off, out, (long)out_off,
                                    (long)len, flags));
     if (!observe())
-        return IOH_REAL(copy_file_range)(in, in_off, out, out_off, len, flags);
+        return ioh_real.copy_file_range(in, in_off, out, out_off, len, flags);
     struct call c;
     struct ioh_ofd *o;
     int64_t before = in_off ? *in_off : 0;
     int how = copy_source_enter(in, in_off != NULL, &o);
     enter(&c);
     uint64_t out_mark = write_mark(out);
-    ssize_t r = IOH_REAL(copy_file_range)(in, in_off, out, out_off, len, flags);
+    ssize_t r = ioh_real.copy_file_range(in, in_off, out, out_off, len, flags);
     int err = errno;
     if (r > 0)
         changed_fd(out, out_mark);
@@ -1849,18 +1849,18 @@ IOH_EXPORT ssize_t copy_file_range(int in, off64_t *in_off, int out, off64_t *ou
 IOH_EXPORT ssize_t splice(int in, off64_t *in_off, int out, off64_t *out_off, size_t len,
                           unsigned flags)
 {
-    if (!IOH_REAL(splice))
+    if (!ioh_real.splice)
         return raw_result(ioh_raw6(SYS_splice, in, (long)in_off, out, (long)out_off,
                                    (long)len, flags));
     if (!observe())
-        return IOH_REAL(splice)(in, in_off, out, out_off, len, flags);
+        return ioh_real.splice(in, in_off, out, out_off, len, flags);
     struct call c;
     struct ioh_ofd *o;
     int64_t before = in_off ? *in_off : 0;
     int how = copy_source_enter(in, in_off != NULL, &o);
     enter(&c);
     uint64_t out_mark = write_mark(out);
-    ssize_t r = IOH_REAL(splice)(in, in_off, out, out_off, len, flags);
+    ssize_t r = ioh_real.splice(in, in_off, out, out_off, len, flags);
     int err = errno;
     if (r > 0)
         changed_fd(out, out_mark);
@@ -1946,7 +1946,7 @@ IOH_EXPORT int posix_fadvise64(int fd, off64_t off, off64_t len, int advice)
 
 IOH_EXPORT ssize_t readahead(int fd, off64_t off, size_t count)
 {
-    ssize_t (*fn)(int, off64_t, size_t) = IOH_REAL(readahead);
+    ssize_t (*fn)(int, off64_t, size_t) = ioh_real.readahead;
     if (!observe())
         return fn ? fn(fd, off, count) : raw_result(ioh_raw3(SYS_readahead, fd, off, count));
     struct call c;
@@ -1993,11 +1993,11 @@ static int64_t buffered(FILE *f)
 
 static int64_t internal_ftello(FILE *f)
 {
-    if (!IOH_REAL(ftello64))
+    if (!ioh_real.ftello64)
         return -1;
     int saved = errno;
     ioh_tls.internal++;
-    int64_t p = IOH_REAL(ftello64)(f);
+    int64_t p = ioh_real.ftello64(f);
     ioh_tls.internal--;
     errno = saved;
     return p;
@@ -2091,14 +2091,14 @@ static size_t fread_next(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *
 {
     if (chk) {
         size_t (*fc)(void *, size_t, size_t, size_t, FILE *) =
-            unlocked ? IOH_REAL(__fread_unlocked_chk) : IOH_REAL(__fread_chk);
+            unlocked ? ioh_real.__fread_unlocked_chk : ioh_real.__fread_chk;
         if (fc)
             return fc(ptr, ptrlen, size, n, f);
         if (n > 0 && (size * n / n != size || size * n > ptrlen))   /* libc has none */
             __chk_fail();
     }
-    size_t (*fn)(void *, size_t, size_t, FILE *) = unlocked ? IOH_REAL(fread_unlocked)
-                                                            : IOH_REAL(fread);
+    size_t (*fn)(void *, size_t, size_t, FILE *) = unlocked ? ioh_real.fread_unlocked
+                                                            : ioh_real.fread;
     if (!fn) {
         stdio_unavailable();
         return 0;
@@ -2135,7 +2135,7 @@ static size_t do_fread(void *ptr, size_t ptrlen, size_t size, size_t n, FILE *f,
  * program's own calls no longer come here at all. */
 IOH_EXPORT size_t fread(void *ptr, size_t size, size_t n, FILE *f)
 {
-    size_t (*fn)(void *, size_t, size_t, FILE *) = IOH_REAL(fread);
+    size_t (*fn)(void *, size_t, size_t, FILE *) = ioh_real.fread;
     if (__builtin_expect(fn != NULL && !ioh_trace_enabled() && !ioh__lttng_emit &&
                          ioh_mode_settled(atomic_load_explicit(&ioh_mode, memory_order_relaxed)),
                          1)) {
@@ -2147,7 +2147,7 @@ IOH_EXPORT size_t fread(void *ptr, size_t size, size_t n, FILE *f)
 
 IOH_EXPORT size_t fread_unlocked(void *ptr, size_t size, size_t n, FILE *f)
 {
-    size_t (*fn)(void *, size_t, size_t, FILE *) = IOH_REAL(fread_unlocked);
+    size_t (*fn)(void *, size_t, size_t, FILE *) = ioh_real.fread_unlocked;
     if (__builtin_expect(fn != NULL && !ioh_trace_enabled() && !ioh__lttng_emit &&
                          ioh_mode_settled(atomic_load_explicit(&ioh_mode, memory_order_relaxed)),
                          1)) {
@@ -2171,13 +2171,13 @@ static char *fgets_next(char *buf, size_t size, int n, FILE *f, int unlocked, in
 {
     if (chk) {
         char *(*fc)(char *, size_t, int, FILE *) =
-            unlocked ? IOH_REAL(__fgets_unlocked_chk) : IOH_REAL(__fgets_chk);
+            unlocked ? ioh_real.__fgets_unlocked_chk : ioh_real.__fgets_chk;
         if (fc)
             return fc(buf, size, n, f);
         if (n < 0 || (size_t)n > size)   /* libc has none: the strict check */
             __chk_fail();
     }
-    char *(*fn)(char *, int, FILE *) = unlocked ? IOH_REAL(fgets_unlocked) : IOH_REAL(fgets);
+    char *(*fn)(char *, int, FILE *) = unlocked ? ioh_real.fgets_unlocked : ioh_real.fgets;
     if (!fn) {
         stdio_unavailable();
         return NULL;
@@ -2232,8 +2232,8 @@ IOH_EXPORT char *__fgets_unlocked_chk(char *buf, size_t size, int n, FILE *f)
 static ssize_t getdelim_next(char **line, size_t *cap, int delim, FILE *f,
                              ssize_t (*fn)(char **, size_t *, int, FILE *), int is_getline)
 {
-    if (is_getline && IOH_REAL(getline))
-        return IOH_REAL(getline)(line, cap, f);
+    if (is_getline && ioh_real.getline)
+        return ioh_real.getline(line, cap, f);
     if (!fn)
         return stdio_unavailable();
     return fn(line, cap, delim, f);
@@ -2262,18 +2262,18 @@ static ssize_t do_getdelim(char **line, size_t *cap, int delim, FILE *f,
 
 IOH_EXPORT ssize_t getline(char **line, size_t *cap, FILE *f)
 {
-    return do_getdelim(line, cap, '\n', f, IOH_REAL(getdelim), 1, CALLER());
+    return do_getdelim(line, cap, '\n', f, real()->getdelim, 1, CALLER());
 }
 
 IOH_EXPORT ssize_t getdelim(char **line, size_t *cap, int delim, FILE *f)
 {
-    return do_getdelim(line, cap, delim, f, IOH_REAL(getdelim), 0, CALLER());
+    return do_getdelim(line, cap, delim, f, real()->getdelim, 0, CALLER());
 }
 
 IOH_EXPORT ssize_t __getdelim(char **line, size_t *cap, int delim, FILE *f)
 {
     return do_getdelim(line, cap, delim, f,
-                       IOH_REAL(__getdelim) ? IOH_REAL(__getdelim) : IOH_REAL(getdelim), 0, CALLER());
+                       real()->__getdelim ? ioh_real.__getdelim : ioh_real.getdelim, 0, CALLER());
 }
 
 /* fgetc and friends: one byte per call. */
@@ -2298,35 +2298,35 @@ static int do_fgetc(FILE *f, int (*fn)(FILE *), void *caller)
     return r;
 }
 
-IOH_EXPORT int fgetc(FILE *f) { return do_fgetc(f, IOH_REAL(fgetc), CALLER()); }
+IOH_EXPORT int fgetc(FILE *f) { return do_fgetc(f, real()->fgetc, CALLER()); }
 #undef getc
-IOH_EXPORT int getc(FILE *f) { return do_fgetc(f, IOH_REAL(getc), CALLER()); }
-IOH_EXPORT int _IO_getc(FILE *f) { return do_fgetc(f, IOH_REAL(_IO_getc), CALLER()); }
-IOH_EXPORT int fgetc_unlocked(FILE *f) { return do_fgetc(f, IOH_REAL(fgetc_unlocked), CALLER()); }
+IOH_EXPORT int getc(FILE *f) { return do_fgetc(f, real()->getc, CALLER()); }
+IOH_EXPORT int _IO_getc(FILE *f) { return do_fgetc(f, real()->_IO_getc, CALLER()); }
+IOH_EXPORT int fgetc_unlocked(FILE *f) { return do_fgetc(f, real()->fgetc_unlocked, CALLER()); }
 #undef getc_unlocked
-IOH_EXPORT int getc_unlocked(FILE *f) { return do_fgetc(f, IOH_REAL(getc_unlocked), CALLER()); }
+IOH_EXPORT int getc_unlocked(FILE *f) { return do_fgetc(f, real()->getc_unlocked, CALLER()); }
 /* getchar and getchar_unlocked call libc's own (unhook.h). */
 static int next_getchar(FILE *f)
 {
     (void)f;
-    return IOH_REAL(getchar)();
+    return ioh_real.getchar();
 }
 
 static int next_getchar_unlocked(FILE *f)
 {
     (void)f;
-    return IOH_REAL(getchar_unlocked)();
+    return ioh_real.getchar_unlocked();
 }
 
 #undef getchar
 IOH_EXPORT int getchar(void)
 {
-    return do_fgetc(stdin, IOH_REAL(getchar) ? next_getchar : NULL, CALLER());
+    return do_fgetc(stdin, real()->getchar ? next_getchar : NULL, CALLER());
 }
 #undef getchar_unlocked
 IOH_EXPORT int getchar_unlocked(void)
 {
-    return do_fgetc(stdin, IOH_REAL(getchar_unlocked) ? next_getchar_unlocked : NULL, CALLER());
+    return do_fgetc(stdin, real()->getchar_unlocked ? next_getchar_unlocked : NULL, CALLER());
 }
 
 /* __uflow refills an empty buffer and returns its first byte (the slow path of
@@ -2334,7 +2334,7 @@ IOH_EXPORT int getchar_unlocked(void)
  * covers the whole refill: the program reads the rest through the macro. */
 static int do_refill(FILE *f, int consume, void *caller)
 {
-    int (*fn)(FILE *) = consume ? IOH_REAL(__uflow) : IOH_REAL(__underflow);
+    int (*fn)(FILE *) = consume ? real()->__uflow : ioh_real.__underflow;
     if (!fn)
         return (int)stdio_unavailable();
     if (!observe_stream())
@@ -2395,19 +2395,19 @@ int ioh_plain_scanf(const char *fmt, ...) __asm__("scanf");
 
 IOH_EXPORT int ioh_plain_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
-    return do_vfscanf(f, fmt, ap, IOH_REAL(vfscanf), CALLER());
+    return do_vfscanf(f, fmt, ap, real()->vfscanf, CALLER());
 }
 
 IOH_EXPORT int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap)
 {
-    return do_vfscanf(f, fmt, ap, IOH_REAL(__isoc99_vfscanf), CALLER());
+    return do_vfscanf(f, fmt, ap, real()->__isoc99_vfscanf, CALLER());
 }
 
 IOH_EXPORT int ioh_plain_fscanf(FILE *f, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = do_vfscanf(f, fmt, ap, IOH_REAL(vfscanf), CALLER());
+    int r = do_vfscanf(f, fmt, ap, real()->vfscanf, CALLER());
     va_end(ap);
     return r;
 }
@@ -2417,7 +2417,7 @@ IOH_EXPORT int __isoc99_fscanf(FILE *f, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = do_vfscanf(f, fmt, ap, IOH_REAL(__isoc99_vfscanf), CALLER());
+    int r = do_vfscanf(f, fmt, ap, real()->__isoc99_vfscanf, CALLER());
     va_end(ap);
     return r;
 }
@@ -2426,7 +2426,7 @@ IOH_EXPORT int ioh_plain_scanf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = do_vfscanf(stdin, fmt, ap, IOH_REAL(vfscanf), CALLER());
+    int r = do_vfscanf(stdin, fmt, ap, real()->vfscanf, CALLER());
     va_end(ap);
     return r;
 }
@@ -2436,7 +2436,7 @@ IOH_EXPORT int __isoc99_scanf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = do_vfscanf(stdin, fmt, ap, IOH_REAL(__isoc99_vfscanf), CALLER());
+    int r = do_vfscanf(stdin, fmt, ap, real()->__isoc99_vfscanf, CALLER());
     va_end(ap);
     return r;
 }
@@ -2463,12 +2463,12 @@ static int do_fseek(FILE *f, int64_t off, int whence, int which, void *caller)
     if (watch)
         enter(&c);
     int rc;
-    if (which == 0 && IOH_REAL(fseek))
-        rc = IOH_REAL(fseek)(f, (long)off, whence);
-    else if (which == 1 && IOH_REAL(fseeko))
-        rc = IOH_REAL(fseeko)(f, off, whence);
-    else if (IOH_REAL(fseeko64))
-        rc = IOH_REAL(fseeko64)(f, off, whence);
+    if (which == 0 && ioh_real.fseek)
+        rc = ioh_real.fseek(f, (long)off, whence);
+    else if (which == 1 && ioh_real.fseeko)
+        rc = ioh_real.fseeko(f, off, whence);
+    else if (ioh_real.fseeko64)
+        rc = ioh_real.fseeko64(f, off, whence);
     else
         rc = (int)stdio_unavailable();
     if (watch)
@@ -2489,8 +2489,8 @@ IOH_EXPORT void rewind(FILE *f)
     struct call c;
     if (watch)
         enter(&c);
-    if (IOH_REAL(rewind))
-        IOH_REAL(rewind)(f);
+    if (ioh_real.rewind)
+        ioh_real.rewind(f);
     if (watch)
         stream_moved(f, 0, SEEK_SET, 0, errno, &c, CALLER());
 }
@@ -2501,7 +2501,7 @@ IOH_EXPORT int fsetpos(FILE *f, const fpos_t *pos)
     struct call c;
     if (watch)
         enter(&c);
-    int rc = IOH_REAL(fsetpos) ? IOH_REAL(fsetpos)(f, pos) : (int)stdio_unavailable();
+    int rc = ioh_real.fsetpos ? ioh_real.fsetpos(f, pos) : (int)stdio_unavailable();
     if (watch)
         stream_moved(f, pos ? (int64_t)pos->__pos : 0, SEEK_SET, rc, errno, &c, CALLER());
     return rc;
@@ -2513,7 +2513,7 @@ IOH_EXPORT int fsetpos64(FILE *f, const fpos64_t *pos)
     struct call c;
     if (watch)
         enter(&c);
-    int rc = IOH_REAL(fsetpos64) ? IOH_REAL(fsetpos64)(f, pos) : (int)stdio_unavailable();
+    int rc = ioh_real.fsetpos64 ? ioh_real.fsetpos64(f, pos) : (int)stdio_unavailable();
     if (watch)
         stream_moved(f, pos ? (int64_t)pos->__pos : 0, SEEK_SET, rc, errno, &c, CALLER());
     return rc;
@@ -2531,7 +2531,7 @@ static void stream_told(FILE *f, int64_t pos)
 
 IOH_EXPORT long ftell(FILE *f)
 {
-    long r = IOH_REAL(ftell) ? IOH_REAL(ftell)(f) : stdio_unavailable();
+    long r = real()->ftell ? ioh_real.ftell(f) : stdio_unavailable();
     if (observe_stream()) {
         int err = errno;
         stream_told(f, r);
@@ -2542,7 +2542,7 @@ IOH_EXPORT long ftell(FILE *f)
 
 IOH_EXPORT off_t ftello(FILE *f)
 {
-    off_t r = IOH_REAL(ftello) ? IOH_REAL(ftello)(f) : stdio_unavailable();
+    off_t r = real()->ftello ? ioh_real.ftello(f) : stdio_unavailable();
     if (observe_stream()) {
         int err = errno;
         stream_told(f, r);
@@ -2553,7 +2553,7 @@ IOH_EXPORT off_t ftello(FILE *f)
 
 IOH_EXPORT off64_t ftello64(FILE *f)
 {
-    off64_t r = IOH_REAL(ftello64) ? IOH_REAL(ftello64)(f) : stdio_unavailable();
+    off64_t r = real()->ftello64 ? ioh_real.ftello64(f) : stdio_unavailable();
     if (observe_stream()) {
         int err = errno;
         stream_told(f, r);
@@ -2574,22 +2574,22 @@ static void stream_truncated(FILE *f, const char *mode)
 
 IOH_EXPORT FILE *fopen(const char *path, const char *mode)
 {
-    if (!IOH_REAL(fopen)) {
+    if (!real()->fopen) {
         errno = ENOSYS;
         return NULL;
     }
     if (!observe())
-        return IOH_REAL(fopen)(path, mode);
+        return ioh_real.fopen(path, mode);
     struct call c;
     enter(&c);
-    FILE *f = IOH_REAL(fopen)(path, mode);
+    FILE *f = ioh_real.fopen(path, mode);
     stream_truncated(f, mode);
     return stream_opened(f, errno, &c, 1, CALLER());
 }
 
 IOH_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
-    FILE *(*fn)(const char *, const char *) = IOH_REAL(fopen64) ? IOH_REAL(fopen64) : IOH_REAL(fopen);
+    FILE *(*fn)(const char *, const char *) = real()->fopen64 ? ioh_real.fopen64 : ioh_real.fopen;
     if (!fn) {
         errno = ENOSYS;
         return NULL;
@@ -2605,16 +2605,16 @@ IOH_EXPORT FILE *fopen64(const char *path, const char *mode)
 
 IOH_EXPORT FILE *fdopen(int fd, const char *mode)
 {
-    if (!IOH_REAL(fdopen)) {
+    if (!real()->fdopen) {
         errno = ENOSYS;
         return NULL;
     }
     if (!observe())
-        return IOH_REAL(fdopen)(fd, mode);
+        return ioh_real.fdopen(fd, mode);
     share_description(fd);        /* stdio reads through the kernel offset */
     struct call c;
     enter(&c);
-    FILE *f = IOH_REAL(fdopen)(fd, mode);
+    FILE *f = ioh_real.fdopen(fd, mode);
     return stream_opened(f, errno, &c, 0, CALLER());
 }
 
@@ -2662,23 +2662,23 @@ static FILE *do_freopen(const char *path, const char *mode, FILE *f,
 
 IOH_EXPORT FILE *freopen(const char *path, const char *mode, FILE *f)
 {
-    return do_freopen(path, mode, f, IOH_REAL(freopen), CALLER());
+    return do_freopen(path, mode, f, real()->freopen, CALLER());
 }
 
 IOH_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *f)
 {
-    return do_freopen(path, mode, f, IOH_REAL(freopen64) ? IOH_REAL(freopen64) : IOH_REAL(freopen),
+    return do_freopen(path, mode, f, real()->freopen64 ? ioh_real.freopen64 : ioh_real.freopen,
                       CALLER());
 }
 
 IOH_EXPORT int fclose(FILE *f)
 {
-    if (!IOH_REAL(fclose)) {
+    if (!real()->fclose) {
         errno = ENOSYS;
         return EOF;
     }
     if (!observe())
-        return IOH_REAL(fclose)(f);
+        return ioh_real.fclose(f);
     int e0 = errno;
     struct ioh_fdent *rb = stream_closing(f, IOH_OP_FCLOSE, CALLER());
     errno = e0;
@@ -2823,7 +2823,7 @@ IOH_EXPORT int ftruncate64(int fd, off64_t len)
 
 IOH_EXPORT int truncate(const char *path, off_t len)
 {
-    int r = IOH_REAL(truncate64) ? IOH_REAL(truncate64)(path, len)
+    int r = ioh_real.truncate64 ? ioh_real.truncate64(path, len)
                                 : (int)raw_result(ioh_raw2(SYS_truncate, path, len));
     changed_any();
     return r;
@@ -2831,7 +2831,7 @@ IOH_EXPORT int truncate(const char *path, off_t len)
 
 IOH_EXPORT int truncate64(const char *path, off64_t len)
 {
-    int r = IOH_REAL(truncate64) ? IOH_REAL(truncate64)(path, len)
+    int r = ioh_real.truncate64 ? ioh_real.truncate64(path, len)
                                 : (int)raw_result(ioh_raw2(SYS_truncate, path, len));
     changed_any();
     return r;
@@ -2840,7 +2840,7 @@ IOH_EXPORT int truncate64(const char *path, off64_t len)
 IOH_EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
 {
     uint64_t mark = write_mark(fd);
-    int r = IOH_REAL(fallocate64) ? IOH_REAL(fallocate64)(fd, mode, off, len)
+    int r = ioh_real.fallocate64 ? ioh_real.fallocate64(fd, mode, off, len)
                                  : (int)raw_result(ioh_raw4(SYS_fallocate, fd, mode, off, len));
     changed_fd(fd, mark);
     return r;
@@ -2849,7 +2849,7 @@ IOH_EXPORT int fallocate(int fd, int mode, off_t off, off_t len)
 IOH_EXPORT int fallocate64(int fd, int mode, off64_t off, off64_t len)
 {
     uint64_t mark = write_mark(fd);
-    int r = IOH_REAL(fallocate64) ? IOH_REAL(fallocate64)(fd, mode, off, len)
+    int r = ioh_real.fallocate64 ? ioh_real.fallocate64(fd, mode, off, len)
                                  : (int)raw_result(ioh_raw4(SYS_fallocate, fd, mode, off, len));
     changed_fd(fd, mark);
     return r;
@@ -2858,7 +2858,7 @@ IOH_EXPORT int fallocate64(int fd, int mode, off64_t off, off64_t len)
 IOH_EXPORT int flock(int fd, int op)
 {
     changed_any();
-    int r = IOH_REAL(flock) ? IOH_REAL(flock)(fd, op) : (int)raw_result(ioh_raw2(SYS_flock, fd, op));
+    int r = ioh_real.flock ? ioh_real.flock(fd, op) : (int)raw_result(ioh_raw2(SYS_flock, fd, op));
     changed_any();
     return r;
 }
@@ -2867,7 +2867,7 @@ IOH_EXPORT int flock(int fd, int op)
 static int do_lockf(int fd, int cmd, off64_t len)
 {
     kernel_offset_exact(fd);
-    int r = IOH_REAL(lockf64) ? IOH_REAL(lockf64)(fd, cmd, len) : (errno = ENOSYS, -1);
+    int r = ioh_real.lockf64 ? ioh_real.lockf64(fd, cmd, len) : (errno = ENOSYS, -1);
     changed_any();
     return r;
 }
@@ -2901,14 +2901,14 @@ IOH_EXPORT int ioctl(int fd, unsigned long req, ...)
  * that child inherits our descriptions, as posix_spawn's do. */
 IOH_EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
 {
-    if (!IOH_REAL(wordexp))
+    if (!real()->wordexp)
         return WRDE_NOSPACE;
     /* Only a command substitution spawns: "~/x" or "$HOME" must not make
      * every description shared for good (review). A superset is cheap:
      * `...` or $( anywhere. */
     if (!(flags & WRDE_NOCMD) && words && (strchr(words, '`') || strstr(words, "$(")))
         before_child();
-    return IOH_REAL(wordexp)(words, we, flags);
+    return ioh_real.wordexp(words, we, flags);
 }
 
 /* A threaded process cannot enter a new user namespace: join our worker
@@ -2917,7 +2917,7 @@ IOH_EXPORT int unshare(int flags)
 {
     if (!ioh_tls.internal && atomic_load(&ioh_mode) == IOH_MODE_ACTIVE)
         ioh_pol_stop_threads();
-    return IOH_REAL(unshare) ? IOH_REAL(unshare)(flags)
+    return ioh_real.unshare ? ioh_real.unshare(flags)
                             : (int)raw_result(ioh_raw1(SYS_unshare, flags));
 }
 
@@ -2925,7 +2925,7 @@ IOH_EXPORT int setns(int fd, int nstype)
 {
     if (!ioh_tls.internal && atomic_load(&ioh_mode) == IOH_MODE_ACTIVE)
         ioh_pol_stop_threads();
-    return IOH_REAL(setns) ? IOH_REAL(setns)(fd, nstype)
+    return ioh_real.setns ? ioh_real.setns(fd, nstype)
                           : (int)raw_result(ioh_raw2(SYS_setns, fd, nstype));
 }
 

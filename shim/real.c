@@ -11,47 +11,29 @@
 IOH_STARTUP_DATA struct ioh_real ioh_real;
 
 static const char *const g_names[] = {
-#define IOH_REAL_NAME(ret, name, params, when) #name,
+#define IOH_REAL_NAME(ret, name, params) #name,
     IOH_REAL_FUNCS(IOH_REAL_NAME)
 #undef IOH_REAL_NAME
 };
 
-static const unsigned char g_lazy[] = {
-#define IOH_REAL_WHEN(ret, name, params, when) IOH_REAL_IS_LAZY_##when,
-    IOH_REAL_FUNCS(IOH_REAL_WHEN)
-#undef IOH_REAL_WHEN
-};
+#define IOH_REAL_COUNT (sizeof g_names / sizeof g_names[0])
 
 IOH_STARTUP_DATA static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-IOH_STARTUP_DATA static atomic_int g_resolved;     /* 1 once the eager entries are */
-IOH_STARTUP_DATA static int g_missing;             /* eager names that did not resolve */
-/* A lazy entry asked for and found missing: not asked of dlsym again. */
-static atomic_uchar g_lazy_missing[IOH_REAL_COUNT];
+IOH_STARTUP_DATA static atomic_int g_resolved;     /* 1 once the table is complete */
+IOH_STARTUP_DATA static int g_missing;             /* names that did not resolve */
 /* Set on the resolving thread while dlsym runs (dlsym may call back into our
  * open/read wrappers when another preload or a malloc init reads files). */
 static __thread int t_resolving __attribute__((tls_model("initial-exec")));
 
-static ioh_real_fn *slot_of(unsigned i)
-{
-    return &((ioh_real_fn *)&ioh_real)[i];
-}
-
-static ioh_real_fn next_definition(unsigned i)
-{
-    ioh_real_fn f;
-    *(void **)&f = dlsym(RTLD_NEXT, g_names[i]);   /* POSIX's way to convert */
-    return f;
-}
-
 static void resolve(void)
 {
     t_resolving = 1;
-    for (unsigned i = 0; i < IOH_REAL_COUNT; i++) {
-        if (g_lazy[i] || *slot_of(i))          /* later; or pre-set by a test */
+    void **slot = (void **)&ioh_real;
+    for (size_t i = 0; i < IOH_REAL_COUNT; i++) {
+        if (slot[i])              /* pre-set by a test */
             continue;
-        ioh_real_fn f = next_definition(i);
-        __atomic_store_n(slot_of(i), f, __ATOMIC_RELEASE);
-        if (!f)
+        slot[i] = dlsym(RTLD_NEXT, g_names[i]);
+        if (!slot[i])
             g_missing++;
     }
     t_resolving = 0;
@@ -66,24 +48,6 @@ int ioh_real_ensure(void)
         return 0;
     pthread_once(&g_once, resolve);
     return 1;
-}
-
-ioh_real_fn ioh_real_resolve(unsigned i)
-{
-    if (i >= IOH_REAL_COUNT)
-        return NULL;
-    ioh_real_fn f = __atomic_load_n(slot_of(i), __ATOMIC_ACQUIRE);
-    if (f || !g_lazy[i] || t_resolving ||
-        atomic_load_explicit(&g_lazy_missing[i], memory_order_relaxed))
-        return f;
-    t_resolving = 1;
-    f = next_definition(i);
-    t_resolving = 0;
-    if (f)
-        __atomic_store_n(slot_of(i), f, __ATOMIC_RELEASE);
-    else
-        atomic_store_explicit(&g_lazy_missing[i], 1, memory_order_relaxed);
-    return f;
 }
 
 int ioh_real_missing(void)

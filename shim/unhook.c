@@ -54,11 +54,10 @@ void ioh_unhook_streams(unsigned calls)
  * the entry of ioh_real. Not the scanf family: fscanf and scanf call
  * vfscanf, whose next definition may not be theirs. Sorted by name for the
  * binary search (tests/unit/test_unhook.c checks the order). */
-#define TARGET(name) {#name, ioh_real_index_##name, ioh_real_lazy_##name}
+#define TARGET(name) {#name, offsetof(struct ioh_real, name)}
 static const struct target {
     const char *name;
-    unsigned real;                /* its entry in ioh_real */
-    int lazy;
+    size_t real;                  /* offset of its entry in ioh_real */
 } g_targets[] = {
     TARGET(_IO_getc),
     TARGET(__fgets_chk),
@@ -236,8 +235,7 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
         void **slot = (void **)(info->dlpi_addr + rel[k].r_offset);
         if (!inside(obj, (uintptr_t)slot, sizeof *slot) || inside(relro, (uintptr_t)slot, 1))
             continue;
-        void *to;
-        *(ioh_real_fn *)&to = ioh_real_at(g_targets[i].real, g_targets[i].lazy);
+        void *to = *(void **)((char *)&ioh_real + g_targets[i].real);
         uintptr_t now = (uintptr_t)__atomic_load_n(slot, __ATOMIC_RELAXED);
         if (!to || !inside(u->self, now, 1))
             continue;
