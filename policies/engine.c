@@ -252,20 +252,26 @@ static int hint_of(uint32_t flags)
 }
 
 /* The device's read-ahead, asked only where a decision turns on it: a
- * sequential stream that is slow to read (auto_actions). Read from sysfs
- * once per device per process, through a descriptor hidden from the program
- * (prefetch.c), so also in a process whose threads started after the open
- * (index_reader -t 1 opens its file, then starts its reader: on the loop
- * device it needs the SEQUENTIAL this gives, 1.18x slower without). (Until
- * 2026-11-27 it was asked at every open under auto, in a process of one
- * thread only: 16-35 us of a short process's run, measured in-process, for
- * a number most files never use.) */
+ * sequential stream that is slow to read (auto_actions). sysfs is read only
+ * while the process has one thread (prefetch.c); a file opened then notes
+ * its device, and the process's first pthread_create reads the noted ones
+ * (ioh_pol_threads_starting), so that a program that opens its file and
+ * then starts its reader knows it too (index_reader -t 1 on the loop device
+ * needs the SEQUENTIAL this gives: 1.18x slower without). (Until 2026-11-27
+ * it was read at every open under auto: 16-35 us of a short process's run,
+ * measured in-process, for a number most files never use.) */
 static void learn_device_readahead(struct ioh_pol_file *pf)
 {
     if (pf->dev_ra_asked)
         return;
     pf->dev_ra = ioh_prefetch_device_readahead(pf->dev);
     pf->dev_ra_asked = 1;
+}
+
+void ioh_pol_threads_starting(void)
+{
+    if (g.active)
+        ioh_prefetch_learn_noted();
 }
 
 static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o)
@@ -320,6 +326,8 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     pf->dev = o->dev;
     pf->dev_ra = 0;
     pf->dev_ra_asked = 0;
+    if (pf->is_auto && pf->pf_how == IOH_PF_WILLNEED && __libc_single_threaded)
+        ioh_prefetch_note_device(pf->dev);
     /* auto decides with the classifier; an explicit `window` follows the
      * window the classifier measures. */
     if (pf->is_auto || (a->flags & IOH_ACT_WINDOW)) {

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/single_threaded.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 
 #include "fdtab.h"
-#include "hidden.h"
 #include "ioh_config.h"
 #include "log.h"
 #include "raw.h"
@@ -92,29 +92,25 @@ int ioh_prefetch_hint_works(uint32_t fs_type)
 #define RA_BUSY UINT64_MAX
 static _Atomic uint64_t g_ra_key[RA_SLOTS], g_ra_bytes[RA_SLOTS];
 
-/* The number in a sysfs file, read through a descriptor hidden from the
- * program (hidden.c): the open puts a number in the program's table, and
- * another thread (or a handler) may dup2 onto it or close it meanwhile.
- * Found by its path first, so that a dup2 before it is hidden is told apart
- * and that number left to the program; read with pread, so that no offset
- * moves whoever's the description is. 0 if anything fails. */
+/* The number in a sysfs file. Its descriptor has, for an instant, a number
+ * of the program's table, so this runs only while the process has one
+ * thread (below), with signals blocked: nothing of the program's can dup2
+ * onto that number, close it, or fork with it open meanwhile. (Through a
+ * descriptor moved out of the way with threads running, a review of
+ * 2026-11-27 lost program descriptors to a racing dup2, leaked copies of
+ * them, and left the file open in children of a racing fork.) */
 static uint64_t read_kb_file(const char *path)
 {
-    struct stat want;
-    if (ioh_raw4(SYS_newfstatat, AT_FDCWD, path, &want, 0) != 0)
-        return 0;
+    ioh_sigset saved;
+    ioh_signals_block(&saved);
     long fd = ioh_raw_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
-    int h = fd < 0 ? -1 : ioh_hidden_keep_file((int)fd, IOH_HIDDEN_OWN, &want);
-    if (h < 0)
-        return 0;
     char buf[32];
     long n = -1;
-    struct ioh_hidden_use use;
-    int num = ioh_hidden_get(h, &use);
-    if (num >= 0)
-        n = ioh_raw_pread(num, buf, sizeof buf - 1, 0);
-    ioh_hidden_put(&use);
-    ioh_hidden_close(h);
+    if (fd >= 0) {
+        n = ioh_raw_pread((int)fd, buf, sizeof buf - 1, 0);
+        ioh_raw_close((int)fd);
+    }
+    ioh_signals_restore(&saved);
     uint64_t kb = 0;
     for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
         kb = kb * 10 + (uint64_t)(buf[i] - '0');
@@ -137,6 +133,8 @@ uint64_t ioh_prefetch_device_readahead(uint64_t dev)
     for (unsigned i = 0; i < RA_SLOTS; i++)
         if (atomic_load_explicit(&g_ra_key[i], memory_order_acquire) == dev + 1)
             return atomic_load_explicit(&g_ra_bytes[i], memory_order_relaxed);
+    if (!__libc_single_threaded)
+        return 0;
     uint64_t bytes = sysfs_readahead(dev);
     for (unsigned i = 0; i < RA_SLOTS; i++) {
         uint64_t free_key = 0;
@@ -147,6 +145,30 @@ uint64_t ioh_prefetch_device_readahead(uint64_t dev)
         }
     }
     return bytes;
+}
+
+/* Devices noted by files opened while the process had one thread, whose
+ * read-ahead is read before its first thread starts. */
+static _Atomic uint64_t g_ra_noted[RA_SLOTS];
+
+void ioh_prefetch_note_device(uint64_t dev)
+{
+    for (unsigned i = 0; i < RA_SLOTS; i++) {
+        uint64_t key = atomic_load_explicit(&g_ra_noted[i], memory_order_relaxed);
+        if (key == dev + 1)
+            return;
+        if (key == 0 && atomic_compare_exchange_strong(&g_ra_noted[i], &key, dev + 1))
+            return;
+    }
+}
+
+void ioh_prefetch_learn_noted(void)
+{
+    for (unsigned i = 0; i < RA_SLOTS && __libc_single_threaded; i++) {
+        uint64_t key = atomic_exchange(&g_ra_noted[i], 0);
+        if (key)
+            ioh_prefetch_device_readahead(key - 1);
+    }
 }
 
 static int same_file(int fd, uint64_t dev, uint64_t ino)

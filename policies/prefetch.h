@@ -51,9 +51,17 @@ int ioh_prefetch_hint_works(uint32_t fs_type);
 /* The kernel's read-ahead for files on device dev (st_dev), in bytes, from
  * sysfs (the disk's bdi: /sys/dev/block/MAJ:MIN/bdi, a partition's parent's,
  * or /sys/class/bdi/MAJ:MIN); 0 if unknown (btrfs, overlayfs and others
- * whose st_dev names no bdi). Read once per device per process, through a
- * descriptor hidden from the program (any thread may ask). */
+ * whose st_dev names no bdi). Read once per device per process, and only
+ * while the process has one thread (the sysfs file's descriptor has a
+ * number of the program's table for an instant); after, 0 unless known. */
 uint64_t ioh_prefetch_device_readahead(uint64_t dev);
+
+/* A file on dev was opened while the process had one thread: its device's
+ * read-ahead is read before the first thread starts
+ * (ioh_prefetch_learn_noted, from the pthread_create wrapper), if not by a
+ * decision before. */
+void ioh_prefetch_note_device(uint64_t dev);
+void ioh_prefetch_learn_noted(void);
 
 /* Where sysfs tells the read-ahead (in KiB) of the device MAJ:MIN, candidate
  * i in order: the disk's bdi, a partition's disk's, a bdi named by the
