@@ -115,8 +115,6 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
         long high = fd;
         if (fd < want)
             high = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
-        else
-            ioh_raw3(SYS_fcntl, fd, F_SETFD, FD_CLOEXEC);
         atomic_store(&s->pending_hi, (int)high + 1);
         if (high >= 0 && kind == IOH_HIDDEN_UNWIND && unwind_given((int)high, i)) {
             if (high != fd)
@@ -133,14 +131,21 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
              * a number that is not our file any more is the program's, not
              * ours to keep or close. (A dup2 of another descriptor of the
              * same file cannot be told apart.) */
-            int high_ours = high == fd || is_file((int)high, &was);
-            int low_ours = high == fd || is_file(fd, &was);
+            int high_ours = is_file((int)high, &was);
+            int low_ours = high == fd ? high_ours : is_file(fd, &was);
             if (high_ours) {
-                if (high != fd && low_ours)
+                if (high == fd)        /* checked first: it may have been the program's */
+                    ioh_raw3(SYS_fcntl, fd, F_SETFD, FD_CLOEXEC);
+                else if (low_ours)
                     ioh_raw_close(fd);
                 kept = i;
             } else {
                 atomic_store(&s->cur, 0);
+                /* The program's dup2 onto fd came before our F_DUPFD: the
+                 * copy at high is ours, of the program's file - closed, or
+                 * it stays open where no one knows of it (review). */
+                if (high != fd && !low_ours)
+                    ioh_raw_close((int)high);
                 drop_unkept(fd, kind, &was);
             }
         } else {

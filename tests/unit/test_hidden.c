@@ -286,10 +286,22 @@ static void a_dup2_waits_for_the_owner(void **state)
     });
 }
 
+/* Descriptors open now, anyone's. */
+static int open_count(void)
+{
+    int n = 0;
+    for (int fd = 0; fd < 8192; fd++)
+        if (fcntl(fd, F_GETFD) != -1)
+            n++;
+    return n;
+}
+
 /* A descriptor known by its file (its path), whose number the program took
  * over between the open and the keep: left to the program, not kept and
  * not closed (a threaded fork child's trace was once made inside the
- * program's file this way, its descriptor closed; review). */
+ * program's file this way, its descriptor closed; review), and no copy of
+ * the program's file left open at a high number (the keep's move made one,
+ * and it stayed open where no one knew of it; review). */
 static void a_number_taken_before_the_keep_is_left_alone(void **state)
 {
     (void)state;
@@ -300,8 +312,33 @@ static void a_number_taken_before_the_keep_is_left_alone(void **state)
         CHECK(fstat(p[0], &ours) == 0, 11);
         int prog = open(g_path, O_RDONLY);
         CHECK(prog >= 0 && dup2(prog, p[0]) == p[0], 12);   /* before the keep */
+        int before = open_count();
         CHECK(ioh_hidden_keep_file(p[0], IOH_HIDDEN_OWN, &ours) == -1, 13);
         CHECK(ino_of(p[0]) == ino_of(prog), 14);             /* the program's, open */
+        CHECK(open_count() == before, 15);                   /* no copy left */
+    });
+}
+
+/* The same above the floor, where ours is kept in place: the program's
+ * descriptor there is not kept, not made close-on-exec, not closed (the
+ * keep set FD_CLOEXEC on it and kept it without looking; review). */
+static void a_high_number_taken_before_the_keep_is_left_alone(void **state)
+{
+    (void)state;
+    IN_CHILD({
+        int p[2];
+        struct rlimit lim;
+        CHECK(pipe(p) == 0 && getrlimit(RLIMIT_NOFILE, &lim) == 0, 10);
+        struct stat ours;
+        CHECK(fstat(p[0], &ours) == 0, 11);
+        int high = fcntl(p[0], F_DUPFD, (int)lim.rlim_cur - 2);
+        int prog = open(g_path, O_RDONLY);
+        CHECK(high >= 0 && prog >= 0 && dup2(prog, high) == high, 12);   /* before the keep */
+        int before = open_count();
+        CHECK(ioh_hidden_keep_file(high, IOH_HIDDEN_OWN, &ours) == -1, 13);
+        CHECK(ino_of(high) == ino_of(prog) && !ioh_hidden_is(high), 14);
+        CHECK(!(fcntl(high, F_GETFD) & FD_CLOEXEC), 15);
+        CHECK(open_count() == before, 16);
     });
 }
 
@@ -384,6 +421,7 @@ int main(void)
         cmocka_unit_test(unwind_numbers),
         cmocka_unit_test(a_dup2_waits_for_the_owner),
         cmocka_unit_test(a_number_taken_before_the_keep_is_left_alone),
+        cmocka_unit_test(a_high_number_taken_before_the_keep_is_left_alone),
         cmocka_unit_test(a_handler_waits_for_its_own_thread),
         cmocka_unit_test(fork_child_lets_go_of_locks),
     };
