@@ -19,6 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "in_child.h"
+
 #include "hidden.h"
 
 static char g_path[64];
@@ -78,27 +80,6 @@ static int kept_pipe_and_program_file(ino_t *ours, int *prog)
     return h;
 }
 
-/* Run body in a child process; the case passes if it exits 0. */
-#define IN_CHILD(...)                                                  \
-    do {                                                               \
-        pid_t pid_ = fork();                                           \
-        assert_true(pid_ >= 0);                                        \
-        if (pid_ == 0) {                                               \
-            __VA_ARGS__;                                               \
-            _exit(0);                                                  \
-        }                                                              \
-        int st_;                                                       \
-        assert_int_equal(waitpid(pid_, &st_, 0), pid_);                \
-        assert_true(WIFEXITED(st_));                                   \
-        assert_int_equal(WEXITSTATUS(st_), 0);                         \
-    } while (0)
-#define CHECK(cond, code)                                              \
-    do {                                                               \
-        if (!(cond)) {                                                 \
-            fprintf(stderr, "line %d: %s\n", __LINE__, #cond);          \
-            _exit(code);                                               \
-        }                                                              \
-    } while (0)
 
 static void kept_high_and_out_of_close_range(void **state)
 {
@@ -284,16 +265,6 @@ static void a_dup2_waits_for_the_owner(void **state)
         CHECK(ino_of(fd) == ino_of(prog), 15);        /* then the program's */
         CHECK(ino_of(now_of(h)) == ours, 16);         /* and ours elsewhere */
     });
-}
-
-/* Descriptors open now, anyone's. */
-static int open_count(void)
-{
-    int n = 0;
-    for (int fd = 0; fd < 8192; fd++)
-        if (fcntl(fd, F_GETFD) != -1)
-            n++;
-    return n;
 }
 
 /* A descriptor known by its file (its path), whose number the program took

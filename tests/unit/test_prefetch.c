@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "in_child.h"
+
 #include "hidden.h"
 #include "prefetch.h"
 
@@ -69,26 +71,6 @@ static int teardown(void **state)
     return 0;
 }
 
-#define IN_CHILD(...)                                                  \
-    do {                                                               \
-        pid_t pid_ = fork();                                           \
-        assert_true(pid_ >= 0);                                        \
-        if (pid_ == 0) {                                               \
-            __VA_ARGS__;                                               \
-            _exit(0);                                                  \
-        }                                                              \
-        int st_;                                                       \
-        assert_int_equal(waitpid(pid_, &st_, 0), pid_);                \
-        assert_true(WIFEXITED(st_));                                   \
-        assert_int_equal(WEXITSTATUS(st_), 0);                         \
-    } while (0)
-#define CHECK(cond, code)                                              \
-    do {                                                               \
-        if (!(cond)) {                                                 \
-            fprintf(stderr, "line %d: %s\n", __LINE__, #cond);          \
-            _exit(code);                                               \
-        }                                                              \
-    } while (0)
 
 static int lowest_free(void)
 {
@@ -103,16 +85,6 @@ static void *sleeper(void *arg)
     (void)arg;
     pause();
     return NULL;
-}
-
-/* Descriptors open now, the program's or anyone's. */
-static int open_count(void)
-{
-    int n = 0;
-    for (int fd = 0; fd < 8192; fd++)
-        if (fcntl(fd, F_GETFD) != -1)
-            n++;
-    return n;
 }
 
 /* With one thread: sysfs's answer, and the descriptor table as it was (the
