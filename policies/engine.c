@@ -251,27 +251,28 @@ static int hint_of(uint32_t flags)
     }
 }
 
-/* The device's read-ahead, asked only where a decision turns on it: a
- * sequential stream that is slow to read (auto_actions). sysfs is read only
- * while the process has one thread (prefetch.c); a file opened then notes
- * its device, and the process's first pthread_create reads the noted ones
- * (ioh_pol_threads_starting), so that a program that opens its file and
- * then starts its reader knows it too (index_reader -t 1 on the loop device
- * needs the SEQUENTIAL this gives: 1.18x slower without). (Until 2026-11-27
- * it was read at every open under auto: 16-35 us of a short process's run,
- * measured in-process, for a number most files never use.) */
-static void learn_device_readahead(struct ioh_pol_file *pf)
+/* The device's read-ahead. At open (may_read), in a process of one thread,
+ * it may read sysfs (once per device per process), through a descriptor of
+ * its own that only a process of one thread can open without racing the
+ * program's own dup2 or close_range; at a decision, in a read, only what is
+ * known already (no file opened in the read path). So in a process with
+ * threads at the open it is known only if a file on the device asked
+ * before. (Asked only at decisions, it saved a short process the sysfs
+ * walk, ~15 us, but index_reader -t 1, which opens its file and then starts
+ * its reader thread, lost the SEQUENTIAL of the loop device: 1.18x
+ * slower. Read at the decision, or at the first pthread_create, with threads
+ * running or not, it was tried again on 2026-11-27 and reverted after
+ * review: a file opened at any other moment than the program's own opens
+ * kills a program that forbids openat with seccomp once it has its files
+ * (the usual sandbox), and no descriptor number of the program's table is
+ * safe from its other threads.) */
+static void learn_device_readahead(struct ioh_pol_file *pf, int may_read)
 {
     if (pf->dev_ra_asked)
         return;
-    pf->dev_ra = ioh_prefetch_device_readahead(pf->dev);
-    pf->dev_ra_asked = 1;
-}
-
-void ioh_pol_threads_starting(void)
-{
-    if (g.active)
-        ioh_prefetch_learn_noted();
+    may_read = may_read && __libc_single_threaded;
+    pf->dev_ra = ioh_prefetch_device_readahead(pf->dev, may_read);
+    pf->dev_ra_asked = pf->dev_ra != 0 || may_read;
 }
 
 static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o)
@@ -326,8 +327,11 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     pf->dev = o->dev;
     pf->dev_ra = 0;
     pf->dev_ra_asked = 0;
-    if (pf->is_auto && pf->pf_how == IOH_PF_WILLNEED && __libc_single_threaded)
-        ioh_prefetch_note_device(pf->dev);
+    /* Asked now if this process has one thread: a program that starts its
+     * reader threads after opening (index_reader) would otherwise never
+     * know (sysfs is read only in a process of one thread). */
+    if (pf->is_auto && pf->pf_how == IOH_PF_WILLNEED)
+        learn_device_readahead(pf, 1);
     /* auto decides with the classifier; an explicit `window` follows the
      * window the classifier measures. */
     if (pf->is_auto || (a->flags & IOH_ACT_WINDOW)) {
@@ -568,7 +572,7 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
         pf->act.window_size = rule->window_size;
     } else {
         if (r.cls == IOH_CLS_SEQUENTIAL && slow && pf->pf_how == IOH_PF_WILLNEED)
-            learn_device_readahead(pf);
+            learn_device_readahead(pf, 0);
         want = auto_actions(&r, slow, pf);
     }
     int same = (int)r.cls == pf->decided && want == pf->act.flags;

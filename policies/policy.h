@@ -86,9 +86,6 @@ void ioh_pol_stream_reopened(FILE *f);
  * fdtab's prepare handler) and namespace changes. */
 void ioh_pol_fork_child(void);
 void ioh_pol_stop_threads(void);   /* before unshare/setns: join the worker */
-/* The process's first thread is about to start (the pthread_create wrapper):
- * what is read only while it has one thread is read now. */
-void ioh_pol_threads_starting(void);
 
 /* At exit: IOHINT_STATS=1 prints a summary on stderr. */
 void ioh_pol_finish(void);

@@ -93,12 +93,9 @@ int ioh_prefetch_hint_works(uint32_t fs_type)
 static _Atomic uint64_t g_ra_key[RA_SLOTS], g_ra_bytes[RA_SLOTS];
 
 /* The number in a sysfs file. Its descriptor has, for an instant, a number
- * of the program's table, so this runs only while the process has one
- * thread (below), with signals blocked: nothing of the program's can dup2
- * onto that number, close it, or fork with it open meanwhile. (Through a
- * descriptor moved out of the way with threads running, a review of
- * 2026-11-27 lost program descriptors to a racing dup2, leaked copies of
- * them, and left the file open in children of a racing fork.) */
+ * of the program's table: read only while the process has one thread (the
+ * caller), with signals blocked, so that nothing of the program's can dup2
+ * onto that number or close it meanwhile. */
 static uint64_t read_kb_file(const char *path)
 {
     ioh_sigset saved;
@@ -128,12 +125,12 @@ static uint64_t sysfs_readahead(uint64_t dev)
     return kb * 1024;
 }
 
-uint64_t ioh_prefetch_device_readahead(uint64_t dev)
+uint64_t ioh_prefetch_device_readahead(uint64_t dev, int may_read)
 {
     for (unsigned i = 0; i < RA_SLOTS; i++)
         if (atomic_load_explicit(&g_ra_key[i], memory_order_acquire) == dev + 1)
             return atomic_load_explicit(&g_ra_bytes[i], memory_order_relaxed);
-    if (!__libc_single_threaded)
+    if (!may_read || !__libc_single_threaded)
         return 0;
     uint64_t bytes = sysfs_readahead(dev);
     for (unsigned i = 0; i < RA_SLOTS; i++) {
@@ -145,30 +142,6 @@ uint64_t ioh_prefetch_device_readahead(uint64_t dev)
         }
     }
     return bytes;
-}
-
-/* Devices noted by files opened while the process had one thread, whose
- * read-ahead is read before its first thread starts. */
-static _Atomic uint64_t g_ra_noted[RA_SLOTS];
-
-void ioh_prefetch_note_device(uint64_t dev)
-{
-    for (unsigned i = 0; i < RA_SLOTS; i++) {
-        uint64_t key = atomic_load_explicit(&g_ra_noted[i], memory_order_relaxed);
-        if (key == dev + 1)
-            return;
-        if (key == 0 && atomic_compare_exchange_strong(&g_ra_noted[i], &key, dev + 1))
-            return;
-    }
-}
-
-void ioh_prefetch_learn_noted(void)
-{
-    for (unsigned i = 0; i < RA_SLOTS && __libc_single_threaded; i++) {
-        uint64_t key = atomic_exchange(&g_ra_noted[i], 0);
-        if (key)
-            ioh_prefetch_device_readahead(key - 1);
-    }
 }
 
 static int same_file(int fd, uint64_t dev, uint64_t ino)

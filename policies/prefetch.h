@@ -51,30 +51,26 @@ int ioh_prefetch_hint_works(uint32_t fs_type);
 /* The kernel's read-ahead for files on device dev (st_dev), in bytes, from
  * sysfs (the disk's bdi: /sys/dev/block/MAJ:MIN/bdi, a partition's parent's,
  * or /sys/class/bdi/MAJ:MIN); 0 if unknown (btrfs, overlayfs and others
- * whose st_dev names no bdi). Read once per device per process, and only
- * while the process has one thread (the sysfs file's descriptor has a
- * number of the program's table for an instant); after, 0 unless known. */
-uint64_t ioh_prefetch_device_readahead(uint64_t dev);
-
-/* A file on dev was opened while the process had one thread: its device's
- * read-ahead is read before the first thread starts
- * (ioh_prefetch_learn_noted, from the pthread_create wrapper), if not by a
- * decision before. */
-void ioh_prefetch_note_device(uint64_t dev);
-void ioh_prefetch_learn_noted(void);
+ * whose st_dev names no bdi). Read once per device, and only if may_read
+ * and the process has one thread (it opens a sysfs file through a
+ * descriptor of the program's table: only safe where no other thread can
+ * dup2 onto or close that number); else 0 unless known already. */
+uint64_t ioh_prefetch_device_readahead(uint64_t dev, int may_read);
 
 /* Where sysfs tells the read-ahead (in KiB) of the device MAJ:MIN, candidate
- * i in order: the disk's bdi, a partition's disk's, a bdi named by the
- * device (FUSE, NFS). Writes the path into buf; 0 when there is no
- * candidate i. The one list for the lookup above and for iohint compare's
- * storage line. */
+ * i in order: the bdi named by the device (a disk, a dm or loop device,
+ * FUSE, NFS: its class link goes straight to it, 8 us at a process's first
+ * open against 11 through the disk's own bdi link, 2026-11-27), a
+ * partition's disk's, the disk's. Writes the path into buf; 0 when there
+ * is no candidate i. The one list for the lookup above and for iohint
+ * compare's storage line. */
 static inline int ioh_readahead_sysfs_path(unsigned i, unsigned maj, unsigned min, char *buf,
                                            size_t n)
 {
     static const char *const where[][2] = {
-        {"/sys/dev/block/", "/bdi/read_ahead_kb"},
-        {"/sys/dev/block/", "/../bdi/read_ahead_kb"},
         {"/sys/class/bdi/", "/read_ahead_kb"},
+        {"/sys/dev/block/", "/../bdi/read_ahead_kb"},
+        {"/sys/dev/block/", "/bdi/read_ahead_kb"},
     };
     if (i >= sizeof where / sizeof where[0] || n < 80)
         return 0;

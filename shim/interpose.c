@@ -2929,19 +2929,6 @@ IOH_EXPORT int setns(int fd, int nstype)
                           : (int)raw_result(ioh_raw2(SYS_setns, fd, nstype));
 }
 
-/* The program's first thread: what auto reads only while the process has
- * one thread (each noted device's read-ahead, from sysfs) is read now.
- * Otherwise the call passes through. */
-IOH_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-                              void *(*start)(void *), void *arg)
-{
-    if (!real()->pthread_create)
-        return EAGAIN;
-    if (__libc_single_threaded && !ioh_tls.internal && atomic_load(&ioh_mode) == IOH_MODE_ACTIVE)
-        ioh_pol_threads_starting();
-    return ioh_real.pthread_create(thread, attr, start, arg);
-}
-
 /* ------------------------------------------------------------------------ */
 /* descriptors passed to another process (SCM_RIGHTS)                        */
 

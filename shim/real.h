@@ -23,7 +23,6 @@
 #define IOH_REAL_H
 
 #include <dirent.h>
-#include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,7 +124,6 @@
     X(int, ioctl, (int, unsigned long, ...))                                         \
     X(int, wordexp, (const char *, wordexp_t *, int))                                \
     X(int, setns, (int, int))                                                        \
-    X(int, pthread_create, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)) \
     X(int, pipe2, (int[2], int))                                                     \
     X(ssize_t, sendmsg, (int, const struct msghdr *, int))                           \
     X(int, sendmmsg, (int, struct mmsghdr *, unsigned int, int))                     \

@@ -1,8 +1,8 @@
 /* Unit tests for policies/prefetch.c: the device's read-ahead, which auto
- * asks at a decision, in a read, and which sysfs tells only through a
- * descriptor of the program's table: read while the process has one thread,
- * or before its first thread starts. Each case runs in a child process of
- * its own: the answer is cached per process. */
+ * asks at a file's open and which sysfs tells only through a descriptor of
+ * the program's table: read only while the process has one thread. Each
+ * case runs in a child process of its own: the answer is cached per
+ * process. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -80,13 +80,6 @@ static int lowest_free(void)
     return fd;
 }
 
-static void *sleeper(void *arg)
-{
-    (void)arg;
-    pause();
-    return NULL;
-}
-
 /* With one thread: sysfs's answer, and the descriptor table as it was (the
  * next number the program gets is the one it would have got). */
 static void asked_with_one_thread(void **state)
@@ -96,33 +89,32 @@ static void asked_with_one_thread(void **state)
         skip();
     IN_CHILD({
         int before = lowest_free();
-        uint64_t bytes = ioh_prefetch_device_readahead(g_dev);
+        uint64_t bytes = ioh_prefetch_device_readahead(g_dev, 1);
         CHECK(bytes == (uint64_t)g_sysfs_kb * 1024, 10);
         CHECK(lowest_free() == before, 11);
-        CHECK(ioh_prefetch_device_readahead(g_dev) == bytes, 12);   /* cached */
+        CHECK(ioh_prefetch_device_readahead(g_dev, 1) == bytes, 12);   /* cached */
     });
 }
 
-/* A file opened while the process had one thread notes its device; the
- * first pthread_create reads it (ioh_prefetch_learn_noted); a decision in
- * the thread then knows it (index_reader -t 1 opens, then starts its
- * reader). */
-static void noted_before_the_first_thread(void **state)
+/* Not allowed to read (asked at a decision, in a read): 0 until known, then
+ * the value read at an open. */
+static void known_only_after_a_read(void **state)
 {
     (void)state;
     if (g_sysfs_kb < 0)
         skip();
     IN_CHILD({
-        ioh_prefetch_note_device(g_dev);
-        ioh_prefetch_learn_noted();        /* what the pthread_create wrapper does */
-        pthread_t t;
-        CHECK(pthread_create(&t, NULL, sleeper, NULL) == 0, 10);
-        CHECK(ioh_prefetch_device_readahead(g_dev) == (uint64_t)g_sysfs_kb * 1024, 11);
+        int before = open_count();
+        CHECK(ioh_prefetch_device_readahead(g_dev, 0) == 0, 10);
+        CHECK(open_count() == before, 11);
+        uint64_t bytes = ioh_prefetch_device_readahead(g_dev, 1);
+        CHECK(bytes == (uint64_t)g_sysfs_kb * 1024, 12);
+        CHECK(ioh_prefetch_device_readahead(g_dev, 0) == bytes, 13);
     });
 }
 
-/* With threads running and nothing known, the answer is 0 (unknown) and no
- * descriptor is opened at all: a thread of the program dup2s its file onto
+/* With threads running and nothing known, the answer is 0 (unknown) even
+ * where an open may read, and no descriptor is opened at all: a thread of the program dup2s its file onto
  * the lowest free number (which it believes free: without the shim it
  * would be) and closes it again, over and over, while the read-ahead is
  * asked; its descriptors are never read (offset 0), never closed under it
@@ -163,7 +155,7 @@ static void asked_with_threads_running(void **state)
             CHECK(pthread_create(&t, NULL, dup2_racer, &r) == 0, 11);
             while (!atomic_load(&r.started))
                 ;
-            uint64_t bytes = ioh_prefetch_device_readahead(g_dev);
+            uint64_t bytes = ioh_prefetch_device_readahead(g_dev, 1);
             atomic_store(&r.stop, 1);
             pthread_join(t, NULL);
             CHECK(bytes == 0, 12);
@@ -181,7 +173,7 @@ static void a_device_sysfs_does_not_know(void **state)
     (void)state;
     IN_CHILD({
         int before = lowest_free();
-        CHECK(ioh_prefetch_device_readahead(makedev(0, 999999)) == 0, 10);
+        CHECK(ioh_prefetch_device_readahead(makedev(0, 999999), 1) == 0, 10);
         CHECK(lowest_free() == before, 11);
     });
 }
@@ -190,7 +182,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(asked_with_one_thread),
-        cmocka_unit_test(noted_before_the_first_thread),
+        cmocka_unit_test(known_only_after_a_read),
         cmocka_unit_test(asked_with_threads_running),
         cmocka_unit_test(a_device_sysfs_does_not_know),
     };

@@ -52,40 +52,46 @@ grep -Eq 'auto decisions [1-9]' "$T/stream.stats" ||
     { show "$T/stream.stats"; fail "stream: auto took no decision on a sequential stream"; }
 CASES=$((CASES + 4))
 
-# The device's read-ahead (sysfs) is read where auto may need it, and only
-# while the process has one thread (its descriptor has a number of the
-# program's table for an instant): not at the open (it cost every process
-# 16-35 us; a process of one thread reading a 256 KiB file in four reads
-# takes no decision), and, in a process that opens its file and then starts
-# its reader thread (index_reader -t 1), by the main thread before that
-# thread starts (the pthread_create wrapper; policies/engine.c).
+# The device's read-ahead (sysfs) is read at an open while the process has
+# one thread, never with threads running: the sysfs file's descriptor has a
+# number of the program's table for an instant, which another thread could
+# dup2 onto or close (policies/engine.c). A program that opens its file and
+# then starts its reader thread (index_reader -t 1) knows it before that
+# thread starts; one that starts a thread first and then opens never opens
+# sysfs after that.
 cat >"$T/ra.py" <<'PY'
 import os, sys, threading
-fd = os.open(sys.argv[1], os.O_RDONLY)
-def reader():
+def reader(fd):
     while os.read(fd, 65536):
         pass
-if sys.argv[2] == "thread":
-    t = threading.Thread(target=reader)
+if sys.argv[2] == "open-then-thread":
+    fd = os.open(sys.argv[1], os.O_RDONLY)
+    t = threading.Thread(target=reader, args=(fd,))
     t.start()
     t.join()
 else:
-    reader()
+    go = threading.Event()
+    t = threading.Thread(target=go.wait)
+    t.start()
+    reader(os.open(sys.argv[1], os.O_RDONLY))
+    go.set()
+    t.join()
 print("done")
 PY
 head -c $((256 << 10)) /dev/urandom >"$T/ra.bin"
-for mode in main thread; do
+for mode in open-then-thread thread-then-open; do
     strace -f -qq -e trace=openat,clone,clone3 -o "$T/ra-$mode.st" \
         -E LD_PRELOAD="$IOHINT_LIB" -E IOHINT_POLICY=auto \
         /usr/bin/python3 "$T/ra.py" "$T/ra.bin" $mode >"$T/ra-$mode.out" 2>&1
     grep -qx done "$T/ra-$mode.out" || { show "$T/ra-$mode.out"; fail "read-ahead $mode: the program failed"; }
+    awk '/clone/ && !cl { cl = NR } /read_ahead_kb/ && cl { exit 1 }' "$T/ra-$mode.st" ||
+        { show "$T/ra-$mode.st"; fail "read-ahead $mode: sysfs opened with threads running"; }
 done
-! grep -q read_ahead_kb "$T/ra-main.st" ||
-    { show "$T/ra-main.st"; fail "read-ahead: asked of sysfs at the open"; }
+grep -q 'ra\.bin' "$T/ra-thread-then-open.st" || fail "read-ahead: strace saw no open of ra.bin"
 awk '/read_ahead_kb/ && !ra { ra = NR } /clone/ && !cl { cl = NR }
-     END { exit !(ra && cl && ra < cl) }' "$T/ra-thread.st" ||
-    { show "$T/ra-thread.st"; fail "read-ahead: not read before the reader thread started"; }
-CASES=$((CASES + 2))
+     END { exit !(ra && cl && ra < cl) }' "$T/ra-open-then-thread.st" ||
+    { show "$T/ra-open-then-thread.st"; fail "read-ahead: not known before the reader thread started"; }
+CASES=$((CASES + 3))
 
 # A settled sequential stream hands the classifier its reads sixteen at a
 # time and is decided less and less often (engine.c, quiet_read and
