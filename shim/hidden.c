@@ -19,8 +19,10 @@ struct slot {
     _Atomic uint32_t lock;         /* spin.h: the tid holding it */
     _Atomic int cur;               /* the number now + 1; 0: lost (or not yet) */
     _Atomic int given;             /* the number given out + 1 (libunwind's name) */
-    _Atomic int pending_lo, pending_hi; /* + 1, while being set up: a fork
-                                      child closes them */
+    _Atomic int pending_lo, pending_hi; /* + 1, while being set up: a dup2
+                                      onto them waits; a fork child closes
+                                      them if they are still the file */
+    _Atomic uint64_t pending_dev, pending_ino; /* the file being set up */
     int kind;                      /* IOH_HIDDEN_* */
 };
 
@@ -111,7 +113,14 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
         int n = atomic_load(&g.n);
         while (n < i + 1 && !atomic_compare_exchange_weak(&g.n, &n, i + 1))
             ;
-        atomic_store(&s->pending_lo, fd + 1);   /* for a fork child (below) */
+        /* From here a dup2 of the program onto fd, or onto high below,
+         * waits for our lock (ioh_hidden_onto_begin): what we find at these
+         * numbers stays what it is until we are done. Before, a dup2 onto
+         * fd between our look and our close of it lost the program's new
+         * descriptor (review: 3,000 in 20,000 racing keeps). */
+        atomic_store(&s->pending_dev, (uint64_t)was.st_dev);
+        atomic_store(&s->pending_ino, (uint64_t)was.st_ino);
+        atomic_store(&s->pending_lo, fd + 1);
         long high = fd;
         if (fd < want)
             high = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
@@ -126,11 +135,10 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
             s->kind = kind;
             atomic_store(&s->given, (int)high + 1);
             atomic_store(&s->cur, (int)high + 1);
-            /* Published from here on: a relocation waits for our lock.
-             * Before, a dup2 of the program onto either number went unseen:
-             * a number that is not our file any more is the program's, not
-             * ours to keep or close. (A dup2 of another descriptor of the
-             * same file cannot be told apart.) */
+            /* A dup2 of the program onto either number before they were
+             * pending went unseen: a number that is not our file any more
+             * is the program's, not ours to keep or close. (A dup2 of
+             * another descriptor of the same file cannot be told apart.) */
             int high_ours = is_file((int)high, &was);
             int low_ours = high == fd ? high_ours : is_file(fd, &was);
             if (high_ours) {
@@ -215,47 +223,69 @@ void ioh_hidden_close(int h)
     ioh_signals_restore(&saved);
 }
 
+/* Is fd slot s's number now, or one it is being set up with? */
+static int slot_has(struct slot *s, int fd)
+{
+    return atomic_load_explicit(&s->used, memory_order_relaxed) &&
+           (atomic_load_explicit(&s->cur, memory_order_relaxed) == fd + 1 ||
+            atomic_load_explicit(&s->pending_lo, memory_order_relaxed) == fd + 1 ||
+            atomic_load_explicit(&s->pending_hi, memory_order_relaxed) == fd + 1);
+}
+
 int ioh_hidden_is(int fd)
 {
     for (int i = 0; i < slots(); i++)
-        if (atomic_load_explicit(&g.s[i].used, memory_order_relaxed) &&
-            atomic_load_explicit(&g.s[i].cur, memory_order_relaxed) == fd + 1)
+        if (slot_has(&g.s[i], fd))
             return 1;
     return 0;
 }
 
-void ioh_hidden_relocate(int fd)
+/* Hold every slot's lock (not only those in use: a keep starting on a free
+ * one would not wait). Those this thread holds already are skipped. */
+static uint64_t hold_all(void)
 {
+    uint64_t held = 0;
+    for (int i = 0; i < SLOTS; i++)
+        if (ioh_spin_lock(&g.s[i].lock))
+            held |= 1ull << i;
+    return held;
+}
+
+static void release_all(uint64_t held)
+{
+    for (int i = 0; i < SLOTS; i++)
+        if (held & (1ull << i))
+            ioh_spin_unlock(&g.s[i].lock);
+}
+
+void ioh_hidden_onto_begin(int fd, struct ioh_hidden_onto *st)
+{
+    ioh_signals_block(&st->saved);
+    st->held = hold_all();
     if (fd < 0)
         return;
     for (int i = 0; i < slots(); i++) {
         struct slot *s = &g.s[i];
-        if (!atomic_load(&s->used) || atomic_load(&s->cur) != fd + 1)
-            continue;
-        ioh_sigset saved;
-        ioh_signals_block(&saved);
-        if (!ioh_spin_lock(&s->lock)) {
-            ioh_signals_restore(&saved);
-            return;               /* our own thread holds it: the program's dup2 wins */
-        }
-        if (atomic_load(&s->used) && atomic_load(&s->cur) == fd + 1) {
-            /* Above the floor; if every number there is taken, any free one
-             * (the program's next open then gets another number than
-             * without the shim, which is better than our owner using the
-             * program's file: review saw libunwind read a byte of it, then
-             * write to its pipe left without a reader, and SIGPIPE kill the
-             * program). With none free at all, ours is lost: its owner's
-             * calls get -1 and fail with EBADF instead of reaching the
-             * program's file. */
-            long moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, hide_floor());
-            if (moved < 0)
-                moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
-            atomic_store(&s->cur, moved < 0 ? 0 : (int)moved + 1);
-        }
-        ioh_spin_unlock(&s->lock);
-        ioh_signals_restore(&saved);
-        return;
+        if (!(st->held & (1ull << i)) || !atomic_load(&s->used) || atomic_load(&s->cur) != fd + 1)
+            continue;             /* not ours there, or held by this thread: the dup2 wins */
+        /* Above the floor; if every number there is taken, any free one
+         * (the program's next open then gets another number than without
+         * the shim, which is better than our owner using the program's
+         * file: review saw libunwind read a byte of it, then write to its
+         * pipe left without a reader, and SIGPIPE kill the program). With
+         * none free at all, ours is lost: its owner's calls get -1 and fail
+         * with EBADF instead of reaching the program's file. */
+        long moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, hide_floor());
+        if (moved < 0)
+            moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+        atomic_store(&s->cur, moved < 0 ? 0 : (int)moved + 1);
     }
+}
+
+void ioh_hidden_onto_end(const struct ioh_hidden_onto *st)
+{
+    release_all(st->held);
+    ioh_signals_restore(&st->saved);
 }
 
 int ioh_hidden_unwind_find(int fd)
@@ -315,13 +345,9 @@ int ioh_hidden_close_range(unsigned lo, unsigned hi, int flags,
      * is at a number no slot shows yet. */
     ioh_sigset saved;
     ioh_signals_block(&saved);
-    int held[SLOTS] = {0};
-    for (int i = 0; i < slots(); i++)
-        held[i] = ioh_spin_lock(&g.s[i].lock);
+    uint64_t held = hold_all();
     int r = ranges_except_hidden(lo, hi, flags, fn);
-    for (int i = 0; i < slots(); i++)
-        if (held[i])
-            ioh_spin_unlock(&g.s[i].lock);
+    release_all(held);
     ioh_signals_restore(&saved);
     return r;
 }
@@ -335,9 +361,12 @@ void ioh_hidden_fork_child(void)
          * its descriptors came along, and nobody else will close them. */
         int lo = atomic_load(&s->pending_lo), hi = atomic_load(&s->pending_hi);
         if (lo > 0 || hi > 0) {
-            if (lo > 0)
+            /* Unless the program's by now (a dup2 before they were pending). */
+            struct stat was = {.st_dev = (dev_t)atomic_load(&s->pending_dev),
+                               .st_ino = (ino_t)atomic_load(&s->pending_ino)};
+            if (lo > 0 && is_file(lo - 1, &was))
                 ioh_raw_close(lo - 1);
-            if (hi > 0 && hi != lo)
+            if (hi > 0 && hi != lo && is_file(hi - 1, &was))
                 ioh_raw_close(hi - 1);
             atomic_store(&s->pending_lo, 0);
             atomic_store(&s->pending_hi, 0);
