@@ -29,7 +29,12 @@ struct slot {
 IOH_STARTUP_DATA static struct {
     struct slot s[SLOTS];
     _Atomic int n;                 /* slots ever used: the scans stop here */
+    /* A keep and a program's dup2 must not overlap (ioh_hidden_onto_begin):
+     * keeps in progress, and dup2s in their system call without the
+     * slots held (none was in progress when they began). */
+    _Atomic int keeps, dups;
 } g;
+static __thread int t_dups __attribute__((tls_model("initial-exec")));
 
 /* Where hidden descriptors go: 128 numbers below the limit (leaving those
  * to programs that dup2 to a high number of their own: bash's 255), 4096 at
@@ -98,6 +103,12 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
     struct stat was = *expect;
     if (fd < 0)
         return -1;
+    if (t_dups > 0) {
+        /* A handler that interrupted this thread's dup2 wrapper: that dup2
+         * may land on our numbers, and we cannot wait for it. Not kept. */
+        drop_unkept(fd, kind, &was);
+        return -1;
+    }
     long want = hide_floor();
     int i;
     for (i = 0; i < SLOTS; i++) {
@@ -109,7 +120,12 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
     if (s) {
         ioh_sigset saved;
         ioh_signals_block(&saved);
-        ioh_spin_lock(&s->lock);  /* free until now: ours at once */
+        /* Announced, then the program's dup2s already under way finish;
+         * those that begin later see us and hold every slot. */
+        atomic_fetch_add(&g.keeps, 1);
+        while (atomic_load(&g.dups) > 0)
+            ;
+        ioh_spin_lock(&s->lock);  /* free, or held by a dup2 holding all: short */
         int n = atomic_load(&g.n);
         while (n < i + 1 && !atomic_compare_exchange_weak(&g.n, &n, i + 1))
             ;
@@ -165,6 +181,7 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
             slot_free(s);
         else
             ioh_spin_unlock(&s->lock);
+        atomic_fetch_sub(&g.keeps, 1);
         ioh_signals_restore(&saved);
         return kept;
     }
@@ -258,34 +275,79 @@ static void release_all(uint64_t held)
             ioh_spin_unlock(&g.s[i].lock);
 }
 
-void ioh_hidden_onto_begin(int fd, struct ioh_hidden_onto *st)
+/* Move ours off fd if it is there (its slot held: st->held, or taken here
+ * for the move alone). */
+static void move_off(int fd, uint64_t held)
 {
-    ioh_signals_block(&st->saved);
-    st->held = hold_all();
-    if (fd < 0)
-        return;
     for (int i = 0; i < slots(); i++) {
         struct slot *s = &g.s[i];
-        if (!(st->held & (1ull << i)) || !atomic_load(&s->used) || atomic_load(&s->cur) != fd + 1)
-            continue;             /* not ours there, or held by this thread: the dup2 wins */
-        /* Above the floor; if every number there is taken, any free one
-         * (the program's next open then gets another number than without
-         * the shim, which is better than our owner using the program's
-         * file: review saw libunwind read a byte of it, then write to its
-         * pipe left without a reader, and SIGPIPE kill the program). With
-         * none free at all, ours is lost: its owner's calls get -1 and fail
-         * with EBADF instead of reaching the program's file. */
-        long moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, hide_floor());
-        if (moved < 0)
-            moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
-        atomic_store(&s->cur, moved < 0 ? 0 : (int)moved + 1);
+        if (!atomic_load(&s->used) || atomic_load(&s->cur) != fd + 1)
+            continue;
+        int mine = 0;
+        ioh_sigset saved;
+        if (!(held & (1ull << i))) {
+            ioh_signals_block(&saved);
+            if (!ioh_spin_lock(&s->lock)) {
+                ioh_signals_restore(&saved);
+                return;           /* this thread holds it: the dup2 wins */
+            }
+            mine = 1;
+        }
+        if (atomic_load(&s->used) && atomic_load(&s->cur) == fd + 1) {
+            /* Above the floor; if every number there is taken, any free
+             * one (the program's next open then gets another number than
+             * without the shim, which is better than our owner using the
+             * program's file: review saw libunwind read a byte of it, then
+             * write to its pipe left without a reader, and SIGPIPE kill
+             * the program). With none free at all, ours is lost: its
+             * owner's calls get -1 and fail with EBADF instead of reaching
+             * the program's file. */
+            long moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, hide_floor());
+            if (moved < 0)
+                moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+            atomic_store(&s->cur, moved < 0 ? 0 : (int)moved + 1);
+        }
+        if (mine) {
+            ioh_spin_unlock(&s->lock);
+            ioh_signals_restore(&saved);
+        }
+        return;
     }
+}
+
+void ioh_hidden_onto_begin(int fd, struct ioh_hidden_onto *st)
+{
+    /* No keep under way (the usual case): counted, so that one that starts
+     * waits until our system call is done; only a slot of ours at fd is
+     * held, for the move. Else every slot is held until the end, with
+     * signals blocked. */
+    st->held = 0;
+    st->all = 0;
+    atomic_fetch_add(&g.dups, 1);
+    t_dups++;
+    if (atomic_load(&g.keeps) == 0) {
+        if (fd >= 0)
+            move_off(fd, 0);
+        return;
+    }
+    t_dups--;
+    atomic_fetch_sub(&g.dups, 1);
+    st->all = 1;
+    ioh_signals_block(&st->saved);
+    st->held = hold_all();
+    if (fd >= 0)
+        move_off(fd, st->held);
 }
 
 void ioh_hidden_onto_end(const struct ioh_hidden_onto *st)
 {
-    release_all(st->held);
-    ioh_signals_restore(&st->saved);
+    if (st->all) {
+        release_all(st->held);
+        ioh_signals_restore(&st->saved);
+    } else {
+        t_dups--;
+        atomic_fetch_sub(&g.dups, 1);
+    }
 }
 
 int ioh_hidden_unwind_find(int fd)
@@ -354,6 +416,9 @@ int ioh_hidden_close_range(unsigned lo, unsigned hi, int flags,
 
 void ioh_hidden_fork_child(void)
 {
+    atomic_store(&g.keeps, 0);    /* the other threads' are gone */
+    atomic_store(&g.dups, 0);
+    t_dups = 0;
     for (int i = 0; i < slots(); i++) {
         struct slot *s = &g.s[i];
         atomic_store(&s->lock, 0);

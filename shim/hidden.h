@@ -76,14 +76,16 @@ void ioh_hidden_close(int h);
 int ioh_hidden_is(int fd);
 
 /* Around the program's dup2/dup3 onto fd: begin moves a hidden descriptor
- * off fd (or loses it, with no number free) and holds every slot, with this
- * thread's signals blocked, until end. So no keep is half done meanwhile:
- * a keep looks at its number, then closes it, and a dup2 between the two
- * would lose the program's new descriptor (review: 3,000 of 20,000 racing
- * keeps, when only the move waited for the lock and the dup2 came after). */
+ * off fd (or loses it, with no number free), and until end, with this
+ * thread's signals blocked, no keep is half done: a keep looks at its
+ * number, then closes it, and a dup2 between the two would lose the
+ * program's new descriptor (review: 3,000 of 20,000 racing keeps, when only
+ * the move waited for the lock and the dup2 came after). A keep under way
+ * is waited for (every slot held); one that starts meanwhile waits. */
 struct ioh_hidden_onto {
     ioh_sigset saved;
-    uint64_t held;
+    uint64_t held;                 /* slots held */
+    int all;                       /* every slot held (a keep was under way) */
 };
 void ioh_hidden_onto_begin(int fd, struct ioh_hidden_onto *st);
 void ioh_hidden_onto_end(const struct ioh_hidden_onto *st);
