@@ -19,22 +19,15 @@ struct slot {
     _Atomic uint32_t lock;         /* spin.h: the tid holding it */
     _Atomic int cur;               /* the number now + 1; 0: lost (or not yet) */
     _Atomic int given;             /* the number given out + 1 (libunwind's name) */
-    _Atomic int pending_lo, pending_hi; /* + 1, while being set up: a dup2
-                                      onto them waits; a fork child closes
-                                      them if they are still the file */
-    _Atomic uint64_t pending_dev, pending_ino; /* the file being set up */
+    _Atomic int pending_lo, pending_hi; /* + 1, while being set up: a fork
+                                      child closes them */
     int kind;                      /* IOH_HIDDEN_* */
 };
 
 IOH_STARTUP_DATA static struct {
     struct slot s[SLOTS];
     _Atomic int n;                 /* slots ever used: the scans stop here */
-    /* A keep and a program's dup2 must not overlap (ioh_hidden_onto_begin):
-     * keeps in progress, and dup2s in their system call without the
-     * slots held (none was in progress when they began). */
-    _Atomic int keeps, dups;
 } g;
-static __thread int t_dups __attribute__((tls_model("initial-exec")));
 
 /* Where hidden descriptors go: 128 numbers below the limit (leaving those
  * to programs that dup2 to a high number of their own: bash's 255), 4096 at
@@ -103,12 +96,6 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
     struct stat was = *expect;
     if (fd < 0)
         return -1;
-    if (t_dups > 0) {
-        /* A handler that interrupted this thread's dup2 wrapper: that dup2
-         * may land on our numbers, and we cannot wait for it. Not kept. */
-        drop_unkept(fd, kind, &was);
-        return -1;
-    }
     long want = hide_floor();
     int i;
     for (i = 0; i < SLOTS; i++) {
@@ -120,23 +107,11 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
     if (s) {
         ioh_sigset saved;
         ioh_signals_block(&saved);
-        /* Announced, then the program's dup2s already under way finish;
-         * those that begin later see us and hold every slot. */
-        atomic_fetch_add(&g.keeps, 1);
-        while (atomic_load(&g.dups) > 0)
-            ;
-        ioh_spin_lock(&s->lock);  /* free, or held by a dup2 holding all: short */
+        ioh_spin_lock(&s->lock);  /* free until now: ours at once */
         int n = atomic_load(&g.n);
         while (n < i + 1 && !atomic_compare_exchange_weak(&g.n, &n, i + 1))
             ;
-        /* From here a dup2 of the program onto fd, or onto high below,
-         * waits for our lock (ioh_hidden_onto_begin): what we find at these
-         * numbers stays what it is until we are done. Before, a dup2 onto
-         * fd between our look and our close of it lost the program's new
-         * descriptor (review: 3,000 in 20,000 racing keeps). */
-        atomic_store(&s->pending_dev, (uint64_t)was.st_dev);
-        atomic_store(&s->pending_ino, (uint64_t)was.st_ino);
-        atomic_store(&s->pending_lo, fd + 1);
+        atomic_store(&s->pending_lo, fd + 1);   /* for a fork child (below) */
         long high = fd;
         if (fd < want)
             high = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
@@ -151,10 +126,11 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
             s->kind = kind;
             atomic_store(&s->given, (int)high + 1);
             atomic_store(&s->cur, (int)high + 1);
-            /* A dup2 of the program onto either number before they were
-             * pending went unseen: a number that is not our file any more
-             * is the program's, not ours to keep or close. (A dup2 of
-             * another descriptor of the same file cannot be told apart.) */
+            /* Published from here on: a relocation waits for our lock.
+             * Before, a dup2 of the program onto either number went unseen:
+             * a number that is not our file any more is the program's, not
+             * ours to keep or close. (A dup2 of another descriptor of the
+             * same file cannot be told apart.) */
             int high_ours = is_file((int)high, &was);
             int low_ours = high == fd ? high_ours : is_file(fd, &was);
             if (high_ours) {
@@ -181,7 +157,6 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
             slot_free(s);
         else
             ioh_spin_unlock(&s->lock);
-        atomic_fetch_sub(&g.keeps, 1);
         ioh_signals_restore(&saved);
         return kept;
     }
@@ -240,113 +215,46 @@ void ioh_hidden_close(int h)
     ioh_signals_restore(&saved);
 }
 
-/* Is fd slot s's number now, or one it is being set up with? */
-static int slot_has(struct slot *s, int fd)
-{
-    return atomic_load_explicit(&s->used, memory_order_relaxed) &&
-           (atomic_load_explicit(&s->cur, memory_order_relaxed) == fd + 1 ||
-            atomic_load_explicit(&s->pending_lo, memory_order_relaxed) == fd + 1 ||
-            atomic_load_explicit(&s->pending_hi, memory_order_relaxed) == fd + 1);
-}
-
 int ioh_hidden_is(int fd)
 {
     for (int i = 0; i < slots(); i++)
-        if (slot_has(&g.s[i], fd))
+        if (atomic_load_explicit(&g.s[i].used, memory_order_relaxed) &&
+            atomic_load_explicit(&g.s[i].cur, memory_order_relaxed) == fd + 1)
             return 1;
     return 0;
 }
 
-/* Hold every slot's lock (not only those in use: a keep starting on a free
- * one would not wait). Those this thread holds already are skipped. */
-static uint64_t hold_all(void)
+void ioh_hidden_relocate(int fd)
 {
-    uint64_t held = 0;
-    for (int i = 0; i < SLOTS; i++)
-        if (ioh_spin_lock(&g.s[i].lock))
-            held |= 1ull << i;
-    return held;
-}
-
-static void release_all(uint64_t held)
-{
-    for (int i = 0; i < SLOTS; i++)
-        if (held & (1ull << i))
-            ioh_spin_unlock(&g.s[i].lock);
-}
-
-/* Move ours off fd if it is there (its slot held: st->held, or taken here
- * for the move alone). */
-static void move_off(int fd, uint64_t held)
-{
+    if (fd < 0)
+        return;
     for (int i = 0; i < slots(); i++) {
         struct slot *s = &g.s[i];
         if (!atomic_load(&s->used) || atomic_load(&s->cur) != fd + 1)
             continue;
-        int mine = 0;
         ioh_sigset saved;
-        if (!(held & (1ull << i))) {
-            ioh_signals_block(&saved);
-            if (!ioh_spin_lock(&s->lock)) {
-                ioh_signals_restore(&saved);
-                return;           /* this thread holds it: the dup2 wins */
-            }
-            mine = 1;
+        ioh_signals_block(&saved);
+        if (!ioh_spin_lock(&s->lock)) {
+            ioh_signals_restore(&saved);
+            return;               /* our own thread holds it: the program's dup2 wins */
         }
         if (atomic_load(&s->used) && atomic_load(&s->cur) == fd + 1) {
-            /* Above the floor; if every number there is taken, any free
-             * one (the program's next open then gets another number than
+            /* Above the floor; if every number there is taken, any free one
+             * (the program's next open then gets another number than
              * without the shim, which is better than our owner using the
              * program's file: review saw libunwind read a byte of it, then
-             * write to its pipe left without a reader, and SIGPIPE kill
-             * the program). With none free at all, ours is lost: its
-             * owner's calls get -1 and fail with EBADF instead of reaching
-             * the program's file. */
+             * write to its pipe left without a reader, and SIGPIPE kill the
+             * program). With none free at all, ours is lost: its owner's
+             * calls get -1 and fail with EBADF instead of reaching the
+             * program's file. */
             long moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, hide_floor());
             if (moved < 0)
                 moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
             atomic_store(&s->cur, moved < 0 ? 0 : (int)moved + 1);
         }
-        if (mine) {
-            ioh_spin_unlock(&s->lock);
-            ioh_signals_restore(&saved);
-        }
+        ioh_spin_unlock(&s->lock);
+        ioh_signals_restore(&saved);
         return;
-    }
-}
-
-void ioh_hidden_onto_begin(int fd, struct ioh_hidden_onto *st)
-{
-    /* No keep under way (the usual case): counted, so that one that starts
-     * waits until our system call is done; only a slot of ours at fd is
-     * held, for the move. Else every slot is held until the end, with
-     * signals blocked. */
-    st->held = 0;
-    st->all = 0;
-    atomic_fetch_add(&g.dups, 1);
-    t_dups++;
-    if (atomic_load(&g.keeps) == 0) {
-        if (fd >= 0)
-            move_off(fd, 0);
-        return;
-    }
-    t_dups--;
-    atomic_fetch_sub(&g.dups, 1);
-    st->all = 1;
-    ioh_signals_block(&st->saved);
-    st->held = hold_all();
-    if (fd >= 0)
-        move_off(fd, st->held);
-}
-
-void ioh_hidden_onto_end(const struct ioh_hidden_onto *st)
-{
-    if (st->all) {
-        release_all(st->held);
-        ioh_signals_restore(&st->saved);
-    } else {
-        t_dups--;
-        atomic_fetch_sub(&g.dups, 1);
     }
 }
 
@@ -407,18 +315,19 @@ int ioh_hidden_close_range(unsigned lo, unsigned hi, int flags,
      * is at a number no slot shows yet. */
     ioh_sigset saved;
     ioh_signals_block(&saved);
-    uint64_t held = hold_all();
+    int held[SLOTS] = {0};
+    for (int i = 0; i < slots(); i++)
+        held[i] = ioh_spin_lock(&g.s[i].lock);
     int r = ranges_except_hidden(lo, hi, flags, fn);
-    release_all(held);
+    for (int i = 0; i < slots(); i++)
+        if (held[i])
+            ioh_spin_unlock(&g.s[i].lock);
     ioh_signals_restore(&saved);
     return r;
 }
 
 void ioh_hidden_fork_child(void)
 {
-    atomic_store(&g.keeps, 0);    /* the other threads' are gone */
-    atomic_store(&g.dups, 0);
-    t_dups = 0;
     for (int i = 0; i < slots(); i++) {
         struct slot *s = &g.s[i];
         atomic_store(&s->lock, 0);
@@ -426,12 +335,9 @@ void ioh_hidden_fork_child(void)
          * its descriptors came along, and nobody else will close them. */
         int lo = atomic_load(&s->pending_lo), hi = atomic_load(&s->pending_hi);
         if (lo > 0 || hi > 0) {
-            /* Unless the program's by now (a dup2 before they were pending). */
-            struct stat was = {.st_dev = (dev_t)atomic_load(&s->pending_dev),
-                               .st_ino = (ino_t)atomic_load(&s->pending_ino)};
-            if (lo > 0 && is_file(lo - 1, &was))
+            if (lo > 0)
                 ioh_raw_close(lo - 1);
-            if (hi > 0 && hi != lo && is_file(hi - 1, &was))
+            if (hi > 0 && hi != lo)
                 ioh_raw_close(hi - 1);
             atomic_store(&s->pending_lo, 0);
             atomic_store(&s->pending_hi, 0);

@@ -10,10 +10,10 @@
  *
  * The program may still dup2() onto such a number: it is free as far as the
  * program knows. The dup2 wrappers first move ours to another high number
- * (ioh_hidden_onto_begin), or, with none free, lose it. So an owner never
+ * (ioh_hidden_relocate), or, with none free, lose it. So an owner never
  * names its descriptor by a number: it holds a handle, and asks for the
  * number with the slot's lock held for as long as it uses it
- * (ioh_hidden_get/put), so that a relocation - and the program's dup2 with
+ * (ioh_hidden_get/put), so that a relocation - and the program's dup2 after
  * it - waits until the owner is done. Closing is done here, under the same
  * lock (ioh_hidden_close): an owner never closes a number that may have
  * become the program's. A descriptor that cannot be hidden is not kept at
@@ -75,20 +75,9 @@ void ioh_hidden_close(int h);
  * it fails with EBADF, as without the shim). */
 int ioh_hidden_is(int fd);
 
-/* Around the program's dup2/dup3 onto fd: begin moves a hidden descriptor
- * off fd (or loses it, with no number free), and until end, with this
- * thread's signals blocked, no keep is half done: a keep looks at its
- * number, then closes it, and a dup2 between the two would lose the
- * program's new descriptor (review: 3,000 of 20,000 racing keeps, when only
- * the move waited for the lock and the dup2 came after). A keep under way
- * is waited for (every slot held); one that starts meanwhile waits. */
-struct ioh_hidden_onto {
-    ioh_sigset saved;
-    uint64_t held;                 /* slots held */
-    int all;                       /* every slot held (a keep was under way) */
-};
-void ioh_hidden_onto_begin(int fd, struct ioh_hidden_onto *st);
-void ioh_hidden_onto_end(const struct ioh_hidden_onto *st);
+/* The program is about to dup2/dup3 onto fd: if a hidden descriptor is
+ * there, move it first (or lose it, with no number free). */
+void ioh_hidden_relocate(int fd);
 
 /* libunwind's slot given the number fd (while ioh_tls.unwinding), or -1. */
 int ioh_hidden_unwind_find(int fd);

@@ -1277,12 +1277,10 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
         enter(&c);
     }
     int r;
+    if (which != 1)
+        ioh_hidden_relocate(newfd);
     /* dup2/dup3 take newfd from the description it had (see fdtab.h). */
     struct ioh_fdent *rb = watch && which != 1 ? ioh_fd_rebind_begin(newfd) : NULL;
-    /* Only the system call inside: every hidden slot is held meanwhile. */
-    struct ioh_hidden_onto onto;
-    if (which != 1)
-        ioh_hidden_onto_begin(newfd, &onto);
     if (which == 1)
         r = ioh_real.dup ? ioh_real.dup(oldfd) : (int)raw_result(ioh_raw1(SYS_dup, oldfd));
     else if (which == 2)
@@ -1291,11 +1289,6 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
     else
         r = ioh_real.dup3 ? ioh_real.dup3(oldfd, newfd, flags)
                           : (int)raw_result(ioh_raw3(SYS_dup3, oldfd, newfd, flags));
-    if (which != 1) {
-        int e = errno;
-        ioh_hidden_onto_end(&onto);
-        errno = e;
-    }
     if (!watch)
         return r;
     return dup_done(oldfd, r, errno, rb, &c, caller);

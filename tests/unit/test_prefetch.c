@@ -131,11 +131,8 @@ static void *dup2_racer(void *arg)
     struct racer *r = arg;
     atomic_store(&r->started, 1);
     while (!atomic_load(&r->stop)) {
-        struct ioh_hidden_onto onto;  /* what the shim's dup2 wrapper does */
-        ioh_hidden_onto_begin(r->to, &onto);
-        int d = dup2(r->prog, r->to);
-        ioh_hidden_onto_end(&onto);
-        if (d != r->to)
+        ioh_hidden_relocate(r->to);    /* what the shim's dup2 wrapper does first */
+        if (dup2(r->prog, r->to) != r->to)
             continue;
         if (lseek(r->to, 0, SEEK_CUR) != 0)
             atomic_store(&r->moved, 1);
