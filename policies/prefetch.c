@@ -94,12 +94,11 @@ static _Atomic uint64_t g_ra_key[RA_SLOTS], g_ra_bytes[RA_SLOTS];
 
 /* The number in a sysfs file. Its descriptor has, for an instant, a number
  * of the program's table: read only while the process has one thread (the
- * caller), with signals blocked, so that nothing of the program's can dup2
- * onto that number or close it meanwhile. */
+ * caller). Signals stay open: a sandbox that traps openat with seccomp
+ * serves it in its SIGSYS handler, and with SIGSYS blocked the kernel kills
+ * the process instead (review, 2026-11-27). */
 static uint64_t read_kb_file(const char *path)
 {
-    ioh_sigset saved;
-    ioh_signals_block(&saved);
     long fd = ioh_raw_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
     char buf[32];
     long n = -1;
@@ -107,7 +106,6 @@ static uint64_t read_kb_file(const char *path)
         n = ioh_raw_pread((int)fd, buf, sizeof buf - 1, 0);
         ioh_raw_close((int)fd);
     }
-    ioh_signals_restore(&saved);
     uint64_t kb = 0;
     for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
         kb = kb * 10 + (uint64_t)(buf[i] - '0');
