@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/single_threaded.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -270,7 +269,8 @@ static void learn_device_readahead(struct ioh_pol_file *pf, int may_read)
 {
     if (pf->dev_ra_asked)
         return;
-    may_read = may_read && __libc_single_threaded;
+    /* With threads running, prefetch.c reads nothing: unknown for good (a
+     * process never has one thread again), as if asked. */
     pf->dev_ra = ioh_prefetch_device_readahead(pf->dev, may_read);
     pf->dev_ra_asked = pf->dev_ra != 0 || may_read;
 }
