@@ -69,7 +69,7 @@ static const char usage_text[] =
     "usage: iohint compare [-n RUNS] [--cold [--drop-caches] | --hot] [-p POLICY]...\n"
     "                      [-o FILE]... [--json] [OPTIONS] -- CMD [ARGS...]\n"
     "Runs CMD without the shim (the baseline) and under each policy, interleaved\n"
-    "(A B C A B C ...), RUNS times each; checks that stdout, the exit status and each\n"
+    "(every round in a new random order), RUNS times each; checks that stdout, the exit status and each\n"
     "--output FILE are identical in every run; prints medians and ratios.\n"
     "  -n, --runs N          timed runs per variant (default 5)\n"
     "  -p, --policy P        a variant under the shim with IOHINT_POLICY=P (repeatable);\n"
@@ -91,6 +91,10 @@ static const char usage_text[] =
     "                        and exit without timed runs\n"
     "      --hot             an untimed run of the same variant before every timed run\n"
     "      --warmup          one untimed round of every variant before the timed ones\n"
+    "      --order ORDER     'shuffled' (default): every round in a new random order, the\n"
+    "                        first starting with the baseline, so that no variant always\n"
+    "                        runs after the same one; 'fixed': A B C A B C ...\n"
+    "      --seed N          the shuffle's seed (default: from the clock; printed)\n"
     "  -o, --output FILE     a file CMD writes: removed before each run, compared after\n"
     "                        (repeatable); the last run's copy is left in place\n"
     "  -i, --input FILE      CMD's standard input (default /dev/null)\n"
@@ -466,6 +470,8 @@ struct compare {
     int nruns;
     enum cache_mode cache;
     int drop_caches, dry_evict, warmup, no_baseline, loaded, json, keep, quiet, stats;
+    int fixed_order;
+    uint64_t seed;
     const char *input;
     const char **outputs;
     int noutputs;
@@ -483,6 +489,7 @@ struct compare {
     uint64_t learned_calls;  /* data events of the learning run */
     int learned_traces;
     int rounds_done;         /* complete rounds: nruns, fewer if interrupted */
+    int *order;              /* order[round * nv + k]: the variant run k-th in that round */
     /* the reference result: the first run */
     int have_ref;
     int ref_status;
@@ -1038,10 +1045,16 @@ static void print_protocol(const struct compare *c, FILE *o)
         fprintf(o, "  INTERRUPTED: partial results, %d of %d rounds\n", c->rounds_done, c->nruns);
     fprintf(o, "  %d timed run%s per variant, interleaved (", c->rounds_done,
             c->rounds_done == 1 ? "" : "s");
-    for (int round = 0; round < 2; round++)
-        for (int i = 0; i < c->nv; i++)
-            fprintf(o, "%s%c", round || i ? " " : "", i < 26 ? 'A' + i : '?');
-    fprintf(o, " ...)%s\n", c->warmup ? ", after one untimed round of every variant" : "");
+    int shown = c->rounds_done < 2 ? c->rounds_done : 2;
+    for (int round = 0; round < (shown ? shown : 1); round++)
+        for (int k = 0; k < c->nv; k++) {
+            int i = c->order && shown ? c->order[round * c->nv + k] : k;
+            fprintf(o, "%s%c", round || k ? " " : "", i < 26 ? 'A' + i : '?');
+        }
+    fprintf(o, " ...)");
+    if (!c->fixed_order)
+        fprintf(o, ", every round in a new random order (--seed %" PRIu64 ")", c->seed);
+    fprintf(o, "%s\n", c->warmup ? ", after one untimed round of every variant" : "");
     if (c->cache == CACHE_COLD && c->drop_caches)
         fprintf(o, "  cache: cold (\"coldA\"): the whole page cache dropped (sync; echo 3 > "
                    "/proc/sys/vm/drop_caches) right before every run, which started at once\n");
@@ -1189,6 +1202,19 @@ static void print_json(const struct compare *c, FILE *o, int status)
             c->rounds_done, c->nruns, c->rounds_done < c->nruns ? "true" : "false",
             c->warmup ? "true" : "false", cache_words(c),
             c->cache != CACHE_COLD ? "null" : c->drop_caches ? "\"drop_caches\"" : "\"fadvise\"");
+    fprintf(o, "  \"order\": \"%s\",\n  \"seed\": ", c->fixed_order ? "fixed" : "shuffled");
+    if (c->fixed_order)
+        fputs("null", o);
+    else
+        fprintf(o, "%" PRIu64, c->seed);
+    fprintf(o, ",\n  \"round_orders\": [");
+    for (int round = 0; c->order && round < c->rounds_done; round++) {
+        fprintf(o, "%s[", round ? ", " : "");
+        for (int k = 0; k < c->nv; k++)
+            fprintf(o, "%s%d", k ? ", " : "", c->order[round * c->nv + k]);
+        fputc(']', o);
+    }
+    fprintf(o, "],\n");
     fprintf(o, "  \"evicted_files\": [");
     for (size_t i = 0; c->cache == CACHE_COLD && !c->drop_caches && i < c->nfiles; i++) {
         struct statfs sf;
@@ -1349,6 +1375,42 @@ static int check_eviction(struct compare *c, int verbose)
 }
 
 /* One run of variant vi; timed runs are recorded and checked. */
+/* The order of the variants in each round. Run in one fixed order, a
+ * variant always follows the same one, and on this VM what ran before
+ * changes a cold run: 1 GiB read with SEQUENTIAL took 1.8 s right after a
+ * run that read it with RANDOM, 0.46 s after one that read it sequentially
+ * (docs/BENCHMARKS.md, "What ran before"), so `auto`, always third after
+ * two wrong-hint runs, looked 4x slower than it is. Shuffled, every
+ * variant follows each of the others alike; the first round starts with
+ * the first variant, whose first run is the reference result. */
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void plan_order(struct compare *c)
+{
+    uint64_t state = c->seed;
+    c->order = xcalloc((size_t)c->nruns * (size_t)c->nv, sizeof *c->order);
+    for (int round = 0; round < c->nruns; round++) {
+        int *o = c->order + (size_t)round * (size_t)c->nv;
+        for (int i = 0; i < c->nv; i++)
+            o[i] = i;
+        if (c->fixed_order)
+            continue;
+        int first = round == 0;   /* keep variant 0 first in round 1 */
+        for (int i = c->nv - 1; i > first; i--) {
+            int j = first + (int)(splitmix64(&state) % (uint64_t)(i - first + 1));
+            int t = o[i];
+            o[i] = o[j];
+            o[j] = t;
+        }
+    }
+}
+
 static int one_run(struct compare *c, int vi, int round, int timed)
 {
     struct variant *v = &c->v[vi];
@@ -1394,8 +1456,7 @@ static int one_run(struct compare *c, int vi, int round, int timed)
     v->runs[v->nruns++] = r;
     if (!c->quiet) {
         char b[32];
-        fprintf(stderr, "  %s %s%s", v->label, human_secs(r.wall, b, sizeof b),
-                vi == c->nv - 1 ? "\n" : " |");
+        fprintf(stderr, "  %s %s", v->label, human_secs(r.wall, b, sizeof b));
     }
     return 0;
 }
@@ -1423,7 +1484,7 @@ static void print_stats(const struct compare *c, FILE *o)
 static int parse_args(struct compare *c, int argc, char **argv)
 {
     enum { O_COLD = 256, O_HOT, O_DROP, O_EVICT, O_DRY, O_WARMUP, O_NOBASE, O_LOADED, O_JSON,
-           O_KEEP, O_STATS };
+           O_KEEP, O_STATS, O_ORDER, O_SEED };
     static const struct option opts[] = {
         {"runs", required_argument, NULL, 'n'},
         {"policy", required_argument, NULL, 'p'},
@@ -1440,12 +1501,14 @@ static int parse_args(struct compare *c, int argc, char **argv)
         {"json", no_argument, NULL, O_JSON},
         {"keep", no_argument, NULL, O_KEEP},
         {"stats", no_argument, NULL, O_STATS},
+        {"order", required_argument, NULL, O_ORDER},
+        {"seed", required_argument, NULL, O_SEED},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     const char **policies = xcalloc((size_t)argc, sizeof *policies);
-    int npol = 0, hot = 0, ch;
+    int npol = 0, hot = 0, seeded = 0, ch;
     c->nruns = 5;
     c->outputs = xcalloc((size_t)argc, sizeof *c->outputs);
     c->extra_evict = xcalloc((size_t)argc, sizeof *c->extra_evict);
@@ -1476,6 +1539,30 @@ static int parse_args(struct compare *c, int argc, char **argv)
         case O_JSON: c->json = 1; break;
         case O_KEEP: c->keep = 1; break;
         case O_STATS: c->stats = 1; break;
+        case O_ORDER:
+            if (strcmp(optarg, "shuffled") == 0)
+                c->fixed_order = 0;
+            else if (strcmp(optarg, "fixed") == 0)
+                c->fixed_order = 1;
+            else {
+                fprintf(stderr, "iohint compare: --order %s: ORDER is 'shuffled' or 'fixed'\n",
+                        optarg);
+                return -1;
+            }
+            break;
+        case O_SEED: {
+            char *end;
+            errno = 0;
+            unsigned long long n = strtoull(optarg, &end, 10);
+            if (!*optarg || *end || errno || optarg[0] == '-') {
+                fprintf(stderr, "iohint compare: --seed %s: N must be a number 0 to %llu\n",
+                        optarg, (unsigned long long)UINT64_MAX);
+                return -1;
+            }
+            c->seed = n;
+            seeded = 1;
+            break;
+        }
         case 'q': c->quiet = 1; break;
         case 'h': fputs(usage_text, stdout); exit(0);
         default: fputs(usage_text, stderr); return -1;
@@ -1487,6 +1574,12 @@ static int parse_args(struct compare *c, int argc, char **argv)
     }
     if (hot)
         c->cache = CACHE_HOT;
+    if (!seeded) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        /* Kept below 10^9 so that it is short to type back as --seed. */
+        c->seed = ((uint64_t)ts.tv_nsec ^ (uint64_t)getpid() * 7919u) % 1000000000u;
+    }
     if (optind >= argc && !(c->dry_evict && c->nextra)) {
         fprintf(stderr, "iohint compare: no command given (iohint compare [OPTIONS] -- CMD ...)\n");
         fputs(usage_text, stderr);
@@ -1642,10 +1735,12 @@ int ioh_cmd_compare(int argc, char **argv)
                 goto out;
             }
     }
+    plan_order(c);
     for (int round = 1; round <= c->nruns && !g_interrupted; round++) {
         if (!c->quiet)
             fprintf(stderr, "round %d/%d:", round, c->nruns);
-        for (int i = 0; i < c->nv && !g_interrupted; i++) {
+        for (int k = 0; k < c->nv && !g_interrupted; k++) {
+            int i = c->order[(round - 1) * c->nv + k];
             if (c->cache == CACHE_HOT && one_run(c, i, round, 0) < 0) {
                 status = CMP_ERROR;
                 goto out;
@@ -1654,6 +1749,8 @@ int ioh_cmd_compare(int argc, char **argv)
                 status = CMP_ERROR;
                 goto out;
             }
+            if (!c->quiet)
+                fputs(k == c->nv - 1 ? "\n" : " |", stderr);
         }
     }
     loadavg(c->load_end);

@@ -128,7 +128,8 @@ def main():
         meta.get("local_device"), meta.get("local_read_ahead_kb")))
     p("- iohint at commit `%s`, build `%s`" % (meta.get("commit"), meta.get("build")))
     p("- protocol: `iohint compare --cold -n %s`: every variant %s times, interleaved "
-      "(A B C A B C ...); before every run the files the command reads are evicted with "
+      "(every round in a new random order, so that no variant always runs after the same one); "
+      "before every run the files the command reads are evicted with "
       "`posix_fadvise(DONTNEED)` and the run starts at once (\"coldA\"); on slowfs the "
       "source files too. Medians of wall time; ratio = baseline median / variant median; "
       "`~` = the variant's min-max overlaps the baseline's (not a clear difference)."

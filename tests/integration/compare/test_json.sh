@@ -125,4 +125,46 @@ bare=$(grep -c '^|unset|unset$' "$T"/envs/* | awk -F: '$2 > 0' | wc -l)
 [[ $loaded -ge 2 && $bare -ge 2 ]] ||
     { cat "$T"/envs/* >&2; fail "--loaded: expected runs with the shim and no policy or trace ($loaded) and without the shim ($bare)"; }
 CASES=3
+
+# The order of the runs: shuffled by default, every round a permutation of
+# the variants, the first starting with the baseline (the reference run);
+# the runs really happen in the order the JSON gives; the same --seed gives
+# the same order; --order fixed gives A B C every round.
+order_run() {  # NAME ARGS...: compare with three variants, each run logs its policy
+    local name=$1
+    shift
+    : >"$T/$name.log"
+    "$IOHINT" compare --json -n 6 -p none -p sequential "$@" -- sh -c \
+        'echo "${IOHINT_POLICY:-baseline}" >>"$1"; echo same' sh "$T/$name.log" \
+        >"$T/$name.json" 2>"$T/$name.err" || { show "$T/$name.err"; fail "$name: compare failed"; }
+}
+order_run s1 --seed 4242
+order_run s2 --seed 4242
+order_run s3 --seed 4243
+order_run fixed --order fixed
+"$PY" - "$T" <<'PY' || fail "the order of the runs is not the one documented"
+import json, sys
+t = sys.argv[1]
+names = ["baseline", "none", "sequential"]
+def load(n):
+    d = json.load(open("%s/%s.json" % (t, n)))
+    ran = open("%s/%s.log" % (t, n)).read().split()
+    planned = [names[i] for r in d["round_orders"] for i in r]
+    assert ran == planned, (n, ran, planned)
+    return d
+s1, s2, s3, fx = load("s1"), load("s2"), load("s3"), load("fixed")
+assert s1["order"] == "shuffled" and s1["seed"] == 4242, (s1["order"], s1["seed"])
+assert len(s1["round_orders"]) == 6
+for r in s1["round_orders"] + s3["round_orders"]:
+    assert sorted(r) == [0, 1, 2], r
+assert s1["round_orders"][0][0] == 0 and s3["round_orders"][0][0] == 0
+assert s1["round_orders"] == s2["round_orders"], "the same seed gave another order"
+assert s1["round_orders"] != s3["round_orders"], "another seed gave the same order"
+assert len({tuple(r) for r in s1["round_orders"]}) > 1, "every round in the same order"
+assert fx["order"] == "fixed" and fx["seed"] is None
+assert fx["round_orders"] == [[0, 1, 2]] * 6, fx["round_orders"]
+PY
+grep -q 'every round in a new random order (--seed 4242)' "$T/s1.err" ||
+    { show "$T/s1.err"; fail "the table does not say the order and the seed"; }
+CASES=4
 done_ok

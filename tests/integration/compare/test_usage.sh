@@ -30,6 +30,9 @@ usage_error no_baseline_alone "needs at least one -p" -- --no-baseline -- "${run
 usage_error bad_evict "--evict $T/missing" -- --cold --evict "$T/missing" -- "${run_cmd[@]}"
 usage_error bad_evict_hot "--evict $T/missing" -- --hot --evict "$T/missing" -- "${run_cmd[@]}"
 usage_error evict_not_cold "--evict needs --cold" -- --evict /etc/passwd -- "${run_cmd[@]}"
+usage_error bad_order "--order random: ORDER is 'shuffled' or 'fixed'" -- --order random -- "${run_cmd[@]}"
+usage_error bad_seed "--seed 12x" -- --seed 12x -- "${run_cmd[@]}"
+usage_error negative_seed "--seed -3" -- --seed -3 -- "${run_cmd[@]}"
 
 "$IOHINT" compare --help >"$T/help.out" || fail "--help exited $?"
 grep -q -- '--cold' "$T/help.out" || fail "--help does not describe --cold"
