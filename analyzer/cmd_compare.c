@@ -29,6 +29,7 @@
  * file or the exit status) differs between runs or variants. 130 after ^C.
  */
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -489,7 +490,9 @@ struct compare {
     uint64_t learned_calls;  /* data events of the learning run */
     int learned_traces;
     int rounds_done;         /* complete rounds: nruns, fewer if interrupted */
-    int *order;              /* order[round * nv + k]: the variant run k-th in that round */
+    int *order;              /* order[round * nv + k]: the variant run k-th in that round;
+                                row nruns is the warmup round's */
+    int progress_sep;        /* the next progress entry is not its round's first */
     /* the reference result: the first run */
     int have_ref;
     int ref_status;
@@ -1380,9 +1383,12 @@ static int check_eviction(struct compare *c, int verbose)
  * changes a cold run: 1 GiB read with SEQUENTIAL took 1.8 s right after a
  * run that read it with RANDOM, 0.46 s after one that read it sequentially
  * (docs/BENCHMARKS.md, "What ran before"), so `auto`, always third after
- * two wrong-hint runs, looked 4x slower than it is. Shuffled, every
- * variant follows each of the others alike; the first round starts with
- * the first variant, whose first run is the reference result. */
+ * two wrong-hint runs, looked 4x slower than it is. Shuffled, no variant
+ * always follows the same one (one never follows itself inside a round, so
+ * variants that share a trait, e.g. two that read with RANDOM, are followed
+ * by the others more often than by each other); the first round starts
+ * with the first variant, whose first run is the reference result. A
+ * warmup round (row nruns) is shuffled too. */
 static uint64_t splitmix64(uint64_t *state)
 {
     uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
@@ -1394,8 +1400,8 @@ static uint64_t splitmix64(uint64_t *state)
 static void plan_order(struct compare *c)
 {
     uint64_t state = c->seed;
-    c->order = xcalloc((size_t)c->nruns * (size_t)c->nv, sizeof *c->order);
-    for (int round = 0; round < c->nruns; round++) {
+    c->order = xcalloc((size_t)(c->nruns + 1) * (size_t)c->nv, sizeof *c->order);
+    for (int round = 0; round <= c->nruns; round++) {
         int *o = c->order + (size_t)round * (size_t)c->nv;
         for (int i = 0; i < c->nv; i++)
             o[i] = i;
@@ -1456,7 +1462,9 @@ static int one_run(struct compare *c, int vi, int round, int timed)
     v->runs[v->nruns++] = r;
     if (!c->quiet) {
         char b[32];
-        fprintf(stderr, "  %s %s", v->label, human_secs(r.wall, b, sizeof b));
+        fprintf(stderr, "%s  %s %s", c->progress_sep ? " |" : "", v->label,
+                human_secs(r.wall, b, sizeof b));
+        c->progress_sep = 1;
     }
     return 0;
 }
@@ -1554,7 +1562,7 @@ static int parse_args(struct compare *c, int argc, char **argv)
             char *end;
             errno = 0;
             unsigned long long n = strtoull(optarg, &end, 10);
-            if (!*optarg || *end || errno || optarg[0] == '-') {
+            if (!isdigit((unsigned char)optarg[0]) || *end || errno) {
                 fprintf(stderr, "iohint compare: --seed %s: N must be a number 0 to %llu\n",
                         optarg, (unsigned long long)UINT64_MAX);
                 return -1;
@@ -1574,6 +1582,10 @@ static int parse_args(struct compare *c, int argc, char **argv)
     }
     if (hot)
         c->cache = CACHE_HOT;
+    if (seeded && c->fixed_order) {
+        fprintf(stderr, "iohint compare: --seed orders the rounds at random; --order fixed has none\n");
+        return -1;
+    }
     if (!seeded) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -1728,17 +1740,18 @@ int ioh_cmd_compare(int argc, char **argv)
                 c->cache == CACHE_COLD ? (c->drop_caches ? " (drop_caches, coldA)"
                                                          : " (fadvise DONTNEED, coldA)") : "");
     }
+    plan_order(c);
     if (c->warmup) {
-        for (int i = 0; i < c->nv && !g_interrupted; i++)
-            if (one_run(c, i, 0, 0) < 0) {
+        for (int k = 0; k < c->nv && !g_interrupted; k++)
+            if (one_run(c, c->order[c->nruns * c->nv + k], 0, 0) < 0) {
                 status = CMP_ERROR;
                 goto out;
             }
     }
-    plan_order(c);
     for (int round = 1; round <= c->nruns && !g_interrupted; round++) {
         if (!c->quiet)
             fprintf(stderr, "round %d/%d:", round, c->nruns);
+        c->progress_sep = 0;
         for (int k = 0; k < c->nv && !g_interrupted; k++) {
             int i = c->order[(round - 1) * c->nv + k];
             if (c->cache == CACHE_HOT && one_run(c, i, round, 0) < 0) {
@@ -1749,9 +1762,9 @@ int ioh_cmd_compare(int argc, char **argv)
                 status = CMP_ERROR;
                 goto out;
             }
-            if (!c->quiet)
-                fputs(k == c->nv - 1 ? "\n" : " |", stderr);
         }
+        if (!c->quiet && !g_interrupted)
+            fputc('\n', stderr);
     }
     loadavg(c->load_end);
     c->rounds_done = c->nruns;

@@ -127,12 +127,16 @@ def main():
         meta.get("host"), meta.get("kernel"), meta.get("cpus"), meta.get("memory"),
         meta.get("local_device"), meta.get("local_read_ahead_kb")))
     p("- iohint at commit `%s`, build `%s`" % (meta.get("commit"), meta.get("build")))
-    p("- protocol: `iohint compare --cold -n %s`: every variant %s times, interleaved "
-      "(every round in a new random order, so that no variant always runs after the same one); "
+    orders = {r["json"].get("order", "fixed") for r in rows if r["json"]}
+    order_words = ("every round in a new random order, so that no variant always runs after "
+                   "the same one" if orders == {"shuffled"} else
+                   "A B C A B C ..." if orders <= {"fixed"} else "orders: " + ", ".join(sorted(orders)))
+    p(("- protocol: `iohint compare --cold -n %s`: every variant %s times, interleaved "
+      "(" + order_words + "); "
       "before every run the files the command reads are evicted with "
       "`posix_fadvise(DONTNEED)` and the run starts at once (\"coldA\"); on slowfs the "
       "source files too. Medians of wall time; ratio = baseline median / variant median; "
-      "`~` = the variant's min-max overlaps the baseline's (not a clear difference)."
+      "`~` = the variant's min-max overlaps the baseline's (not a clear difference).")
       % (meta.get("runs"), meta.get("runs")))
     p("- storages: " + "; ".join(
         "**%s**: %s" % (s, STORAGE_DESC[s].format(ra=meta.get("local_read_ahead_kb")))

@@ -166,5 +166,13 @@ assert fx["round_orders"] == [[0, 1, 2]] * 6, fx["round_orders"]
 PY
 grep -q 'every round in a new random order (--seed 4242)' "$T/s1.err" ||
     { show "$T/s1.err"; fail "the table does not say the order and the seed"; }
+# One progress line per round, each run once, separated by " |".
+[[ $(grep -c '^round [1-6]/6:  [^|]* |  [^|]* |  [^|]*$' "$T/s1.err") -eq 6 ]] ||
+    { show "$T/s1.err"; fail "the progress lines are not one per round with three runs"; }
+# A warmup round: shuffled too, untimed (no progress entry), nothing else changes.
+order_run warm --seed 4242 --warmup
+[[ $(wc -l <"$T/warm.log") -eq 21 ]] || { show "$T/warm.log"; fail "--warmup: expected 21 runs"; }
+tail -n 18 "$T/warm.log" | cmp -s - "$T/s1.log" ||
+    { show "$T/warm.log"; fail "--warmup changed the order of the timed rounds of the same seed"; }
 CASES=4
 done_ok

@@ -33,6 +33,9 @@ usage_error evict_not_cold "--evict needs --cold" -- --evict /etc/passwd -- "${r
 usage_error bad_order "--order random: ORDER is 'shuffled' or 'fixed'" -- --order random -- "${run_cmd[@]}"
 usage_error bad_seed "--seed 12x" -- --seed 12x -- "${run_cmd[@]}"
 usage_error negative_seed "--seed -3" -- --seed -3 -- "${run_cmd[@]}"
+usage_error spaced_seed "--seed  -1" -- --seed " -1" -- "${run_cmd[@]}"
+usage_error plus_seed "--seed \+7" -- --seed +7 -- "${run_cmd[@]}"
+usage_error seed_fixed "--order fixed has none" -- --order fixed --seed 3 -- "${run_cmd[@]}"
 
 "$IOHINT" compare --help >"$T/help.out" || fail "--help exited $?"
 grep -q -- '--cold' "$T/help.out" || fail "--help does not describe --cold"
