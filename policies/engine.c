@@ -57,6 +57,8 @@
 #define DROP_CHUNK     (2u << 20)  /* eviction works in 2 MiB folios here */
 #define LOOKAHEAD_MIN  (512u << 10)
 #define RUN_MIN        (2u << 20)  /* contiguous bytes before a look-ahead starts */
+#define LONG_READAHEAD (8u << 20)  /* a device read-ahead this long: NORMAL, not
+                                      SEQUENTIAL, replaces a wrong RANDOM */
 #define QUIET_BATCH    16          /* settled sequential reads handed to the
                                       classifier as one extent */
 #define QUIET_MAX_LEN  (1u << 20)  /* ... of requests up to this size (larger
@@ -80,6 +82,7 @@ struct ioh_pol_file {
     int slow_decided;              /* the last decision saw slow reads */
     int decided;                   /* enum ioh_cls_class of the last decision */
     int app_hint;                  /* the program's last pattern hint, -1 none */
+    int app_noreuse;               /* the program gave NOREUSE (and no NORMAL since) */
     int our_hint;                  /* the hint we applied, -1 none */
     int our_soft;                  /* ... to a program that had given none: its own next one wins */
     struct ioh_coalesce *_Atomic cb;
@@ -236,6 +239,10 @@ static void apply_hint(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int a
     long rc = ioh_raw4(SYS_fadvise64, fd, 0, 0, advice);
     if (rc == 0)
         pf->our_hint = advice;
+    /* Since Linux 6.3 NORMAL also clears the file's NOREUSE: a NOREUSE the
+     * program gave stays given. */
+    if (rc == 0 && advice == POSIX_FADV_NORMAL && pf->app_noreuse)
+        ioh_raw4(SYS_fadvise64, fd, 0, 0, POSIX_FADV_NOREUSE);
     atomic_fetch_add_explicit(act == IOH_PACT_OVERRIDE ? &g.overrides : &g.hints, 1,
                               memory_order_relaxed);
     ioh_shim_record_action(fd, o, act, 0, (uint64_t)advice, rc);
@@ -320,6 +327,7 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
     atomic_store(&pf->dead, 0);
     pf->act = *a;
     pf->app_hint = pf->our_hint = -1;
+    pf->app_noreuse = 0;
     pf->our_soft = 0;
     pf->size = o->size;
     pf->is_auto = (a->flags & IOH_ACT_AUTO) != 0;
@@ -433,8 +441,9 @@ static uint32_t auto_actions(const struct ioh_cls_result *r, int slow, const str
          * 1.1-1.5x slower: index_reader -t 1 and -t 2, flagstat, view
          * (small data, 5 runs each, a976aac against c540327), and doubles
          * an 8 MiB read-ahead on local disk. */
-        /* Where the device already reads ahead as far as our look-ahead
-         * (8 MiB, this VM's disk), NORMAL takes the RANDOM's place: the
+        /* Where the device already reads ahead 8 MiB (this VM's disk; a
+         * fixed line: it is about the kernel's read-ahead, not the distance
+         * a user gives our look-ahead), NORMAL takes the RANDOM's place: the
          * kernel's own read-ahead is back, and SEQUENTIAL would only double
          * it to 16 MiB of large folios. On this VM those were the pages the
          * host had to back again: 1 GiB after the wrong hint took 0.54-1.89
@@ -443,7 +452,7 @@ static uint32_t auto_actions(const struct ioh_cls_result *r, int slow, const str
          * 2026-11-27). On the loop device's 128 KiB SEQUENTIAL stays: it was
          * 0.94 s against NORMAL's 1.05 s there (6 rounds). */
         if (pf->app_hint == POSIX_FADV_RANDOM)
-            a |= pf->dev_ra >= pf->act.prefetch_distance ? IOH_ACT_NORMAL : IOH_ACT_SEQUENTIAL;
+            a |= pf->dev_ra >= LONG_READAHEAD ? IOH_ACT_NORMAL : IOH_ACT_SEQUENTIAL;
         /* Coalescing saves a system call per read and costs a copy, and its
          * block read is synchronous: the program waits for a whole block
          * where the kernel's read-ahead let it work on the first pages of a
@@ -470,10 +479,13 @@ static uint32_t auto_actions(const struct ioh_cls_result *r, int slow, const str
          * none, 16 MiB, local disk, cold: 1.076x of no shim with the
          * look-ahead, 1.030x without). Kept after a RANDOM we override
          * (seed 004): its stream starts late and from nothing, and on
-         * this VM the SEQUENTIAL hint alone took 0.46-1.90 s for 1 GiB
-         * depending on what ran before it, with the look-ahead 0.6-0.8 s
-         * (compare -n 5, 2026-11-27; auto without it 1.9 s right after
-         * the 7.5 s wrong-hint run, 80% of the gap where 90% is asked). */
+         * this VM the kernel's read-ahead alone, after the NORMAL we give
+         * in its place, took 0.50 s or 1.4-1.6 s for 1 GiB (median 1.05),
+         * with the look-ahead 0.64-0.85 s but for two runs of 1.8 s
+         * (median 0.77; 15 rounds each, shuffled, 2026-11-27): the pages
+         * the kernel's read-ahead fills are sometimes ones the VM must
+         * back again (docs/BENCHMARKS.md, "What ran before"), and ours
+         * are fetched ahead of the reader, on the worker's time. */
         /* Where the device's read-ahead is known and shorter (128 KiB,
          * Linux's default; the loop device), a program that gave no hint
          * gets SEQUENTIAL instead: the kernel's doubled read-ahead beat
@@ -983,11 +995,26 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
 /* ------------------------------------------------------------------ */
 /* The program's own hints                                              */
 
+static int program_hint(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t off,
+                        int64_t len, int advice, int *rc);
+
 int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int advice, int *rc)
 {
     struct ioh_pol_file *pf = o ? atomic_load(&o->pol) : NULL;
     if (!pf)
         return 0;
+    if (advice == POSIX_FADV_NOREUSE)
+        pf->app_noreuse = 1;
+    int vetoed = program_hint(fd, o, pf, off, len, advice, rc);
+    if (!vetoed && advice == POSIX_FADV_NORMAL)
+        pf->app_noreuse = 0;       /* the kernel clears it on the program's word */
+    return vetoed;
+}
+
+/* The program's own hint: 1 if vetoed (*rc set), 0 if it goes to the kernel. */
+static int program_hint(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t off,
+                        int64_t len, int advice, int *rc)
+{
     int pattern = advice == POSIX_FADV_SEQUENTIAL || advice == POSIX_FADV_RANDOM ||
                   advice == POSIX_FADV_NORMAL;
     if (!pattern)
