@@ -93,9 +93,11 @@ static const char usage_text[] =
     "      --hot             an untimed run of the same variant before every timed run\n"
     "      --warmup          one untimed round of every variant before the timed ones\n"
     "      --order ORDER     'shuffled' (default): every round in a new random order, the\n"
-    "                        first starting with the baseline, so that no variant always\n"
-    "                        runs after the same one; 'fixed': A B C A B C ...\n"
-    "      --seed N          the shuffle's seed (default: from the clock; printed)\n"
+    "                        first starting with the first variant (the reference run),\n"
+    "                        so that no variant always runs after the same one;\n"
+    "                        'fixed': A B C A B C ...\n"
+    "      --seed N          the shuffle's seed (default: from the clock; printed); not\n"
+    "                        with --order fixed\n"
     "  -o, --output FILE     a file CMD writes: removed before each run, compared after\n"
     "                        (repeatable); the last run's copy is left in place\n"
     "  -i, --input FILE      CMD's standard input (default /dev/null)\n"
@@ -1210,6 +1212,14 @@ static void print_json(const struct compare *c, FILE *o, int status)
         fputs("null", o);
     else
         fprintf(o, "%" PRIu64, c->seed);
+    fprintf(o, ",\n  \"warmup_order\": ");
+    if (c->warmup && c->order) {
+        fputc('[', o);
+        for (int k = 0; k < c->nv; k++)
+            fprintf(o, "%s%d", k ? ", " : "", c->order[c->nruns * c->nv + k]);
+        fputc(']', o);
+    } else
+        fputs("null", o);
     fprintf(o, ",\n  \"round_orders\": [");
     for (int round = 0; c->order && round < c->rounds_done; round++) {
         fprintf(o, "%s[", round ? ", " : "");

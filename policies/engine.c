@@ -240,9 +240,12 @@ static void apply_hint(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int a
     if (rc == 0)
         pf->our_hint = advice;
     /* Since Linux 6.3 NORMAL also clears the file's NOREUSE: a NOREUSE the
-     * program gave stays given. */
-    if (rc == 0 && advice == POSIX_FADV_NORMAL && pf->app_noreuse)
-        ioh_raw4(SYS_fadvise64, fd, 0, 0, POSIX_FADV_NOREUSE);
+     * program gave stays given (recorded as a hint of ours, which it is). */
+    if (rc == 0 && advice == POSIX_FADV_NORMAL && pf->app_noreuse) {
+        long nr = ioh_raw4(SYS_fadvise64, fd, 0, 0, POSIX_FADV_NOREUSE);
+        atomic_fetch_add_explicit(&g.hints, 1, memory_order_relaxed);
+        ioh_shim_record_action(fd, o, IOH_PACT_HINT, 0, (uint64_t)POSIX_FADV_NOREUSE, nr);
+    }
     atomic_fetch_add_explicit(act == IOH_PACT_OVERRIDE ? &g.overrides : &g.hints, 1,
                               memory_order_relaxed);
     ioh_shim_record_action(fd, o, act, 0, (uint64_t)advice, rc);
@@ -1003,6 +1006,10 @@ int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int adv
     struct ioh_pol_file *pf = o ? atomic_load(&o->pol) : NULL;
     if (!pf)
         return 0;
+    /* Written unlocked, like app_hint below: a program's hint racing its own
+     * close of the descriptor may land on the state's next file. A NORMAL
+     * of the program's that we veto leaves the kernel's NOREUSE set, so
+     * the flag stays too. */
     if (advice == POSIX_FADV_NOREUSE)
         pf->app_noreuse = 1;
     int vetoed = program_hint(fd, o, pf, off, len, advice, rc);

@@ -103,6 +103,8 @@ assert d["runs_requested"] == 100 and 1 <= d["runs_per_variant"] < 100, d
 assert all(len(v["runs"]) == d["runs_per_variant"] for v in d["variants"]), d
 assert d["mismatches"] == [] and d["identical"] is True, d["mismatches"]
 PY
+# The run the interruption cut short is dropped: no empty entry in its round.
+! grep -Eq '^round .*(\| \||\|$)' "$T/int.err" || { show "$T/int.err"; fail "interrupted: an empty progress entry"; }
 CASES=2
 
 # --loaded: a variant with the shim loaded and nothing asked (LD_PRELOAD, no
@@ -174,5 +176,24 @@ order_run warm --seed 4242 --warmup
 [[ $(wc -l <"$T/warm.log") -eq 21 ]] || { show "$T/warm.log"; fail "--warmup: expected 21 runs"; }
 tail -n 18 "$T/warm.log" | cmp -s - "$T/s1.log" ||
     { show "$T/warm.log"; fail "--warmup changed the order of the timed rounds of the same seed"; }
+grep -c '^round' "$T/warm.err" | grep -qx 6 || { show "$T/warm.err"; fail "--warmup: a progress line for the untimed round"; }
+"$PY" - "$T" <<'PY' || fail "--warmup: the warmup round's order is not the JSON's, or never shuffled"
+import json, subprocess, sys
+t = sys.argv[1]
+names = ["baseline", "none", "sequential"]
+d = json.load(open(t + "/warm.json"))
+ran = open(t + "/warm.log").read().split()
+assert sorted(d["warmup_order"]) == [0, 1, 2], d["warmup_order"]
+assert ran[:3] == [names[i] for i in d["warmup_order"]], (ran[:3], d["warmup_order"])
+assert json.load(open(t + "/s1.json"))["warmup_order"] is None
+PY
+seen=""
+for seed in 1 2 3 4 5 6 7 8; do
+    "$IOHINT" compare --json -q -n 1 --warmup --seed $seed -p none -p sequential -- true >"$T/w$seed.json" 2>/dev/null ||
+        fail "--warmup --seed $seed failed"
+    seen+=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["warmup_order"])' "$T/w$seed.json")
+done
+[[ $seen == *"[0, 2, 1]"* || $seen == *"[1, "* || $seen == *"[2, "* ]] ||
+    fail "--warmup: the untimed round ran in the fixed order for eight seeds: $seen"
 CASES=4
 done_ok
