@@ -21,7 +21,8 @@
 #                       117 MB/s; seed 001's LAN) over the local data
 #                hdd    slowfs preset hdd (4-8 ms random, 100 us sequential,
 #                       150 MB/s, one request at a time)
-#   --runs       timed runs per variant (default 5)
+#   --runs       timed runs per variant (default 5 for small, 11 for large: cold runs
+#                of a 1 GiB file are often bimodal here, whatever ran before)
 #   --out        the markdown table (default bench/results/SIZE-DATE.md); the JSON of
 #                every comparison and the logs go to the directory OUT minus .md
 #   --only       run only the cases whose name matches REGEX (grep -E), e.g.
@@ -57,7 +58,7 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit "${1:-2}
 
 size=small
 storages=""
-runs=5
+runs=""
 out=""
 only=""
 build=${IOHINT_BUILD:-$repo/build}
@@ -84,6 +85,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case $size in small|large) ;; *) die "--size must be small or large, not '$size'" ;; esac
+if [ -z "$runs" ]; then
+	if [ "$size" = small ]; then runs=5; else runs=11; fi
+fi
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs must be a positive number, not '$runs'"
 if [ -z "$max_time" ]; then
 	if [ "$size" = small ]; then max_time=1200; else max_time=3600; fi
