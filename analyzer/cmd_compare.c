@@ -28,8 +28,8 @@
  * evict, interrupted runs); 2 usage error; 3 the result (stdout, an --output
  * file or the exit status) differs between runs or variants. 130 after ^C.
  */
-#include <dirent.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -1175,6 +1175,15 @@ static void json_runs_field(FILE *o, const char *name, double v, int decimals, i
     *first = 0;
 }
 
+/* Row `row` of the order (plan_order) as a JSON array of variant indices. */
+static void json_order_row(FILE *o, const struct compare *c, int row)
+{
+    fputc('[', o);
+    for (int k = 0; k < c->nv; k++)
+        fprintf(o, "%s%d", k ? ", " : "", c->order[row * c->nv + k]);
+    fputc(']', o);
+}
+
 static void print_json(const struct compare *c, FILE *o, int status)
 {
     struct utsname u;
@@ -1213,19 +1222,14 @@ static void print_json(const struct compare *c, FILE *o, int status)
     else
         fprintf(o, "%" PRIu64, c->seed);
     fprintf(o, ",\n  \"warmup_order\": ");
-    if (c->warmup && c->order) {
-        fputc('[', o);
-        for (int k = 0; k < c->nv; k++)
-            fprintf(o, "%s%d", k ? ", " : "", c->order[c->nruns * c->nv + k]);
-        fputc(']', o);
-    } else
+    if (c->warmup && c->order)
+        json_order_row(o, c, c->nruns);
+    else
         fputs("null", o);
     fprintf(o, ",\n  \"round_orders\": [");
     for (int round = 0; c->order && round < c->rounds_done; round++) {
-        fprintf(o, "%s[", round ? ", " : "");
-        for (int k = 0; k < c->nv; k++)
-            fprintf(o, "%s%d", k ? ", " : "", c->order[round * c->nv + k]);
-        fputc(']', o);
+        fputs(round ? ", " : "", o);
+        json_order_row(o, c, round);
     }
     fprintf(o, "],\n");
     fprintf(o, "  \"evicted_files\": [");
@@ -1387,7 +1391,6 @@ static int check_eviction(struct compare *c, int verbose)
     return failed ? -1 : 0;
 }
 
-/* One run of variant vi; timed runs are recorded and checked. */
 /* The order of the variants in each round. Run in one fixed order, a
  * variant always follows the same one, and on this VM what ran before
  * changes a cold run: 1 GiB read with SEQUENTIAL took 1.8 s right after a
@@ -1427,6 +1430,7 @@ static void plan_order(struct compare *c)
     }
 }
 
+/* One run of variant vi; timed runs are recorded and checked. */
 static int one_run(struct compare *c, int vi, int round, int timed)
 {
     struct variant *v = &c->v[vi];

@@ -233,22 +233,26 @@ int ioh_pol_wants_paths(void)
     return 0;
 }
 
-static void apply_hint(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int advice,
-                       enum ioh_pol_act act)
+/* One whole-file hint of ours, counted and recorded; its result. */
+static long give_hint(int fd, struct ioh_ofd *o, int advice, enum ioh_pol_act act)
 {
     long rc = ioh_raw4(SYS_fadvise64, fd, 0, 0, advice);
-    if (rc == 0)
-        pf->our_hint = advice;
-    /* Since Linux 6.3 NORMAL also clears the file's NOREUSE: a NOREUSE the
-     * program gave stays given (recorded as a hint of ours, which it is). */
-    if (rc == 0 && advice == POSIX_FADV_NORMAL && pf->app_noreuse) {
-        long nr = ioh_raw4(SYS_fadvise64, fd, 0, 0, POSIX_FADV_NOREUSE);
-        atomic_fetch_add_explicit(&g.hints, 1, memory_order_relaxed);
-        ioh_shim_record_action(fd, o, IOH_PACT_HINT, 0, (uint64_t)POSIX_FADV_NOREUSE, nr);
-    }
     atomic_fetch_add_explicit(act == IOH_PACT_OVERRIDE ? &g.overrides : &g.hints, 1,
                               memory_order_relaxed);
     ioh_shim_record_action(fd, o, act, 0, (uint64_t)advice, rc);
+    return rc;
+}
+
+static void apply_hint(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int advice,
+                       enum ioh_pol_act act)
+{
+    if (give_hint(fd, o, advice, act) != 0)
+        return;
+    pf->our_hint = advice;
+    /* Since Linux 6.3 NORMAL also clears the file's NOREUSE: a NOREUSE the
+     * program gave stays given (a hint of ours, which it is). */
+    if (advice == POSIX_FADV_NORMAL && pf->app_noreuse)
+        give_hint(fd, o, POSIX_FADV_NOREUSE, IOH_PACT_HINT);
 }
 
 static int hint_of(uint32_t flags)
@@ -998,26 +1002,6 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
 /* ------------------------------------------------------------------ */
 /* The program's own hints                                              */
 
-static int program_hint(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t off,
-                        int64_t len, int advice, int *rc);
-
-int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int advice, int *rc)
-{
-    struct ioh_pol_file *pf = o ? atomic_load(&o->pol) : NULL;
-    if (!pf)
-        return 0;
-    /* Written unlocked, like app_hint below: a program's hint racing its own
-     * close of the descriptor may land on the state's next file. A NORMAL
-     * of the program's that we veto leaves the kernel's NOREUSE set, so
-     * the flag stays too. */
-    if (advice == POSIX_FADV_NOREUSE)
-        pf->app_noreuse = 1;
-    int vetoed = program_hint(fd, o, pf, off, len, advice, rc);
-    if (!vetoed && advice == POSIX_FADV_NORMAL)
-        pf->app_noreuse = 0;       /* the kernel clears it on the program's word */
-    return vetoed;
-}
-
 /* The program's own hint: 1 if vetoed (*rc set), 0 if it goes to the kernel. */
 static int program_hint(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t off,
                         int64_t len, int advice, int *rc)
@@ -1059,6 +1043,23 @@ static int program_hint(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int6
     /* auto without a hint of its own yet: let it through and remember it;
      * decide() overrides it if the reads contradict it. */
     return 0;
+}
+
+int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int advice, int *rc)
+{
+    struct ioh_pol_file *pf = o ? atomic_load(&o->pol) : NULL;
+    if (!pf)
+        return 0;
+    /* Written unlocked, like app_hint in program_hint: a program's hint
+     * racing its own close of the descriptor may land on the state's next
+     * file. A NORMAL of the program's that we veto leaves the kernel's
+     * NOREUSE set, so the flag stays too. */
+    if (advice == POSIX_FADV_NOREUSE)
+        pf->app_noreuse = 1;
+    int vetoed = program_hint(fd, o, pf, off, len, advice, rc);
+    if (!vetoed && advice == POSIX_FADV_NORMAL)
+        pf->app_noreuse = 0;       /* the kernel clears it on the program's word */
+    return vetoed;
 }
 
 /* ------------------------------------------------------------------ */

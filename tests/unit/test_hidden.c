@@ -80,7 +80,6 @@ static int kept_pipe_and_program_file(ino_t *ours, int *prog)
     return h;
 }
 
-
 static void kept_high_and_out_of_close_range(void **state)
 {
     (void)state;

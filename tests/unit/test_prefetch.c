@@ -71,7 +71,6 @@ static int teardown(void **state)
     return 0;
 }
 
-
 static int lowest_free(void)
 {
     int fd = dup(0);
