@@ -604,7 +604,15 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
             learn_device_readahead(pf, 0);
         want = auto_actions(&r, slow, pf);
     }
-    int same = (int)r.cls == pf->decided && want == pf->act.flags;
+    /* What will be in force: a look-ahead backed off stays off, and the
+     * user's keep-hints stays. Compared with what is in force, not with
+     * `want`: with either of them, every decision differed from the last,
+     * and a settled stream never settled (auto,keep-hints: a decision
+     * every 64 reads, no quiet lane; found by a tester). */
+    uint32_t next = want | (pf->act.flags & IOH_ACT_KEEP_HINTS);
+    if (pf->pf_off)
+        next &= ~(uint32_t)(IOH_ACT_PREFETCH | IOH_ACT_WINDOW);
+    int same = (int)r.cls == pf->decided && next == pf->act.flags;
     if (!same) {
         atomic_fetch_add_explicit(&g.decisions, 1, memory_order_relaxed);
         ioh_shim_record_action(fd, o, IOH_PACT_DECIDE, 0, (uint64_t)r.cls, want);
@@ -625,9 +633,7 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
     }
     if ((want & IOH_ACT_COALESCE) && !(atomic_load(&o->flags) & IOH_OFD_WRITABLE))
         start_coalescing(pf, o);
-    if (pf->pf_off)
-        want &= ~(uint32_t)(IOH_ACT_PREFETCH | IOH_ACT_WINDOW);
-    pf->act.flags = want | (pf->act.flags & IOH_ACT_KEEP_HINTS);
+    pf->act.flags = next;
     return same;
 }
 

@@ -54,6 +54,18 @@ grep -Eq 'auto decisions [1-9]' "$T/stream.stats" ||
     { show "$T/stream.stats"; fail "stream: auto took no decision on a sequential stream"; }
 CASES=$((CASES + 4))
 
+# keep-hints leaves the program's RANDOM in force, and the stream settles as
+# under plain auto: one decision, then the quiet lane (it took a decision
+# every 64 reads and never settled: every decision compared the flags in
+# force, keep-hints among them, with the new ones, which never have it).
+"$EX/wrong_hint" --hint random "$T/stream.bin" >"$T/keep.want"
+LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto,keep-hints IOHINT_STATS=1 \
+    "$EX/wrong_hint" --hint random "$T/stream.bin" >"$T/keep.out" 2>"$T/keep.stats"
+cmp -s "$T/keep.want" "$T/keep.out" || { show "$T/keep.out"; fail "keep-hints: output differs"; }
+grep -Eq 'overridden 0, auto decisions [12], reads let go unseen [1-9][0-9]{3}$' "$T/keep.stats" ||
+    { show "$T/keep.stats"; fail "keep-hints: expected the hint kept, 1-2 decisions and over 1,000 reads let go"; }
+CASES=$((CASES + 2))
+
 # Seed 004's trap: the program says RANDOM and reads sequentially. auto
 # overrides the hint once the reads show it wrong (stats: overridden), with
 # SEQUENTIAL where the device's read-ahead is unknown (tmpfs) or shorter than
