@@ -18,6 +18,35 @@
  * at open/close time. */
 _Atomic uint32_t ioh__coalesce_gen;
 _Atomic uint32_t ioh__coalesce_file_gen[IOH_COALESCE_SLOTS];
+/* The files with a writer no wrapper sees (ioh_coalesce_writer): per slot
+ * a count, the refill's quick test, and the files themselves, so that a
+ * file that merely shares a slot with one is still coalesced. A writer that
+ * finds no place in the table (or the table busy: a signal handler on the
+ * thread changing it) counts in its slot's `overflow`, for good: the whole
+ * slot is left to the kernel. */
+#define WRITTEN_FILES 64
+static struct {
+    _Atomic uint32_t per_slot[IOH_COALESCE_SLOTS];
+    _Atomic uint32_t overflow[IOH_COALESCE_SLOTS];
+    _Atomic uint32_t owner;           /* ioh_spin_lock, for changes */
+    struct {
+        _Atomic uint64_t dev, ino;
+        _Atomic uint32_t writers;     /* 0: a free entry */
+    } file[WRITTEN_FILES];
+} g_unseen;
+
+static int written_unseen(uint32_t slot, uint64_t dev, uint64_t ino)
+{
+    if (!atomic_load(&g_unseen.per_slot[slot]))
+        return 0;
+    if (atomic_load(&g_unseen.overflow[slot]))
+        return 1;
+    for (unsigned i = 0; i < WRITTEN_FILES; i++)
+        if (atomic_load(&g_unseen.file[i].writers) && atomic_load(&g_unseen.file[i].dev) == dev &&
+            atomic_load(&g_unseen.file[i].ino) == ino)
+            return 1;
+    return 0;
+}
 
 static struct {
     _Atomic uint64_t mem_used;
@@ -132,6 +161,12 @@ static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uin
     uint32_t gen = atomic_load(&ioh__coalesce_gen);
     uint32_t slot = ioh_coalesce_slot(o->dev, o->ino);
     uint32_t fgen = atomic_load(&ioh__coalesce_file_gen[slot]);
+    /* After fgen: a writer that comes after this test bumps fgen after
+     * counting itself, so what we fill is old at once. */
+    if (written_unseen(slot, o->dev, o->ino)) {
+        block_unlock(cb);
+        return -EBUSY;
+    }
     atomic_fetch_add_explicit(&cb->seq, 1, memory_order_acq_rel);      /* odd */
     long r;
     do
@@ -320,6 +355,54 @@ void ioh_coalesce_invalidate_all(void)
 void ioh_coalesce_invalidate_file(uint64_t dev, uint64_t ino)
 {
     atomic_fetch_add(&ioh__coalesce_file_gen[ioh_coalesce_slot(dev, ino)], 1);
+}
+
+/* The entry of (dev, ino), or with `make` a free one; -1 if none. Changes
+ * are made under g_unseen.owner. */
+static int written_entry(uint64_t dev, uint64_t ino, int make)
+{
+    int free_at = -1;
+    for (int i = 0; i < WRITTEN_FILES; i++) {
+        if (!atomic_load(&g_unseen.file[i].writers)) {
+            if (free_at < 0)
+                free_at = i;
+        } else if (atomic_load(&g_unseen.file[i].dev) == dev &&
+                   atomic_load(&g_unseen.file[i].ino) == ino) {
+            return i;
+        }
+    }
+    return make ? free_at : -1;
+}
+
+void ioh_coalesce_writer(uint64_t dev, uint64_t ino, int delta)
+{
+    uint32_t slot = ioh_coalesce_slot(dev, ino);
+    int locked = ioh_spin_lock(&g_unseen.owner);
+    if (delta > 0) {
+        /* The file first, then the slot's count that leads to it (block_refill
+         * reads them in the other order, after fgen). */
+        int i = locked ? written_entry(dev, ino, 1) : -1;
+        if (i < 0) {
+            atomic_fetch_add(&g_unseen.overflow[slot], 1);
+        } else {
+            atomic_store(&g_unseen.file[i].dev, dev);
+            atomic_store(&g_unseen.file[i].ino, ino);
+            atomic_fetch_add(&g_unseen.file[i].writers, 1);
+        }
+        atomic_fetch_add(&g_unseen.per_slot[slot], 1);
+    } else if (locked) {
+        int i = written_entry(dev, ino, 0);
+        if (i >= 0) {            /* else counted in overflow: stays */
+            atomic_fetch_sub(&g_unseen.file[i].writers, 1);
+            atomic_fetch_sub(&g_unseen.per_slot[slot], 1);
+        }
+    }
+    if (locked)
+        ioh_spin_unlock(&g_unseen.owner);
+    /* Counted first (block_refill tests the count after reading fgen). On
+     * closing, what the writer wrote has reached the file by now, and
+     * nothing was filled from it meanwhile: emptied all the same. */
+    atomic_fetch_add(&ioh__coalesce_file_gen[slot], 1);
 }
 
 void ioh_coalesce_stats(struct ioh_coalesce_stats *out)

@@ -238,6 +238,12 @@ void ioh_coalesce_invalidate_all(void);
 /* The file (dev, ino) was changed by this process: its blocks (and those of
  * the files that share its slot) hold nothing. */
 void ioh_coalesce_invalidate_file(uint64_t dev, uint64_t ino);
+/* A writer of the file (dev, ino) whose writes no wrapper sees comes
+ * (delta 1) or goes (-1): a stdio stream that may write it (its buffer is
+ * written out from inside libc). While the file has one, no block of the
+ * files of its slot is filled: their reads go to the kernel. Both empty the
+ * slot's blocks. */
+void ioh_coalesce_writer(uint64_t dev, uint64_t ino, int delta);
 
 /* Counters for statistics. */
 struct ioh_coalesce_stats {

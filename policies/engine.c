@@ -45,6 +45,7 @@
 #include "spin.h"
 #include "spec.h"
 #include "state.h"
+#include "trace_format.h"
 
 #define DECIDE_FIRST   8           /* reads before the first auto decision */
 #define TINY_REQUEST   4096        /* auto coalesces requests below this */
@@ -1102,6 +1103,56 @@ void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o)
     }
 }
 
+/* stdio streams that may write a regular file. stdio writes from inside
+ * libc (its buffer, when full, at fflush, fclose, a seek), where no wrapper
+ * sees it: while such a stream is open no block of its file is filled, and
+ * its file's blocks are emptied when it opens and when it closes
+ * (ioh_coalesce_writer). (A program that read a file in small reads, then
+ * rewrote part of it with fopen("r+") and fputs, read its old bytes back
+ * under auto, even after fclose: found by a tester.) A stream not found
+ * here at its close (no slot was free, or the table was busy in a signal
+ * handler) leaves its file uncoalesced for good: the safe side. */
+#define WRITER_SLOTS 64
+static struct {
+    _Atomic uint32_t owner;       /* ioh_spin_lock */
+    FILE *f[WRITER_SLOTS];
+    uint64_t dev[WRITER_SLOTS], ino[WRITER_SLOTS];
+} g_writers;
+
+void ioh_pol_stream_writer(FILE *f, struct ioh_ofd *o)
+{
+    if (!g.active || !f || !o || o->kind != IOH_FILE_REG ||
+        !(atomic_load(&o->flags) & IOH_OFD_WRITABLE))
+        return;
+    ioh_coalesce_writer(o->dev, o->ino, 1);
+    if (!ioh_spin_lock(&g_writers.owner))
+        return;
+    for (int i = 0; i < WRITER_SLOTS; i++) {
+        if (!g_writers.f[i]) {
+            g_writers.f[i] = f;
+            g_writers.dev[i] = o->dev;
+            g_writers.ino[i] = o->ino;
+            break;
+        }
+    }
+    ioh_spin_unlock(&g_writers.owner);
+}
+
+/* f's file was closed (fclose, freopen): its writer goes. */
+static void stream_writer_closed(FILE *f)
+{
+    if (!g.active || !ioh_spin_lock(&g_writers.owner))
+        return;
+    for (int i = 0; i < WRITER_SLOTS; i++) {
+        if (g_writers.f[i] == f) {
+            g_writers.f[i] = NULL;
+            ioh_coalesce_writer(g_writers.dev[i], g_writers.ino[i], -1);
+            break;
+        }
+    }
+    ioh_spin_unlock(&g_writers.owner);
+}
+
 static int stream_slot(FILE *f)
 {
     for (int i = 0; i < STREAM_SLOTS; i++)
@@ -1119,6 +1170,7 @@ static void stream_release(int i)
 
 void ioh_pol_stream_closed(FILE *f)
 {
+    stream_writer_closed(f);
     int i = stream_slot(f);
     if (i >= 0)
         stream_release(i);
@@ -1129,6 +1181,7 @@ void ioh_pol_stream_closed(FILE *f)
  * another buffer, found by a tester). Kept if the stream still uses it. */
 void ioh_pol_stream_reopened(FILE *f)
 {
+    stream_writer_closed(f);      /* the old file's; the new one registers anew */
     int i = stream_slot(f);
     if (i >= 0 && f->_IO_buf_base != g_streams.buf[i])
         stream_release(i);

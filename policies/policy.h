@@ -79,6 +79,10 @@ void ioh_pol_invalidate_file(uint64_t dev, uint64_t ino);
  * after fclose. */
 void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o);
 void ioh_pol_stream_closed(FILE *f);
+/* After fopen/fdopen/freopen: a stream that may write a regular file stops
+ * its file being served from blocks until ioh_pol_stream_closed (stdio's
+ * writes come from inside libc, unseen). */
+void ioh_pol_stream_writer(FILE *f, struct ioh_ofd *o);
 /* After freopen: frees the old buffer if the stream no longer uses it. */
 void ioh_pol_stream_reopened(FILE *f);
 

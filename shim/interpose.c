@@ -1542,6 +1542,8 @@ static FILE *stream_opened(FILE *f, int err, struct call *c, int fresh, void *ca
         ioh_pol_opened(fd, o);
         ioh_pol_stream_opened(f, o);
     }
+    if (o)
+        ioh_pol_stream_writer(f, o);
     leave();
     errno = err;
     return f;

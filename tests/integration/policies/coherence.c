@@ -1,6 +1,7 @@
 /* coherence - what a reader sees when the file changes under it.
  *
  * usage: coherence inproc FILE        writes by this process, every kind
+ *        coherence stdiowrite FILE    writes by this process through stdio
  *        coherence inproc-maps FILE   stores through shared writable mappings
  *        coherence other FILE BLOCK   writes and a truncation by another process
  *        coherence truncopen FILE     FILE.0-3 emptied by open(O_TRUNC), creat,
@@ -245,6 +246,66 @@ static int inproc(const char *path, int maps)
     return 0;
 }
 
+/* ---- stdio writers ------------------------------------------------------ */
+
+/* R reads FILE in 4-byte reads (so that auto too serves them from a block)
+ * while this process rewrites parts of it through stdio, whose writes come
+ * from inside libc: fputs and fflush on a stream opened "r+" and still
+ * open; fputs on an unbuffered stream (written inside fputs); fputs on a
+ * buffered stream, written out by fclose; fdopen "r+" of a descriptor
+ * opened O_RDWR. After each, R must read the file as it now is.
+ * (Found by a tester: under auto R read the old bytes, even after fclose.) */
+static int stdiowrite(const char *path)
+{
+    g_want = calloc(SIZE, 1);
+    fill(g_want, SIZE, 11);
+    g_size = SIZE;
+    int w = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (w < 0 || pwrite(w, g_want, SIZE, 0) != SIZE || close(w) != 0)
+        die("create %s", path);
+    int r = open(path, O_RDONLY);
+    if (r < 0)
+        die("open");
+    char b[4];
+    for (int i = 0; i < 2000; i++)
+        if (read(r, b, sizeof b) != sizeof b)
+            die("read");
+    int bad = 0;
+    off_t at = 20000;
+    static const char text[] = "written through stdio\n";
+    const size_t len = sizeof text - 1;
+#define STDIO_STEP(kind, f, ...)                                                        \
+    do {                                                                                \
+        check_read(r, at, 10, "prime-" kind);                                           \
+        if (fseek(f, at + 7, SEEK_SET) != 0 || fputs(text, f) == EOF)                   \
+            die("fputs");                                                               \
+        memcpy(g_want + at + 7, text, len);                                             \
+        __VA_ARGS__;                                                                    \
+        bad += !check_read(r, at, 5000, kind);                                          \
+        at += 7777;                                                                     \
+    } while (0)
+
+    FILE *u = fopen(path, "r+");
+    if (!u)
+        die("fopen");
+    STDIO_STEP("fopen-r+-fflush", u, fflush(u));
+    FILE *n = fopen(path, "r+");
+    if (!n || setvbuf(n, NULL, _IONBF, 0) != 0)
+        die("fopen unbuffered");
+    STDIO_STEP("fopen-r+-unbuffered", n, (void)0);
+    fclose(n);
+    STDIO_STEP("fopen-r+-fclose", u, fclose(u));
+    FILE *d = fdopen(open(path, O_RDWR), "r+");
+    if (!d)
+        die("fdopen");
+    STDIO_STEP("fdopen-r+-fflush", d, fflush(d));
+    fclose(d);
+    /* And with every writer gone, reads go on as before. */
+    bad += !check_read(r, at, 5000, "after-writers");
+    say("%d stale\n", bad);
+    return 0;
+}
+
 /* ---- emptied by an open ------------------------------------------------ */
 
 /* PATH.0 to PATH.3 (made by the script: this process writes nothing, or it
@@ -468,10 +529,13 @@ int main(int argc, char **argv)
         return other(argv[2], strtoul(argv[3], NULL, 0));
     if (argc == 4 && !strcmp(argv[1], "otherfile"))
         return otherfile(argv[2], argv[3]);
+    if (argc == 3 && !strcmp(argv[1], "stdiowrite"))
+        return stdiowrite(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "truncopen"))
         return truncopen(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "follow"))
         return follow(argv[2]);
-    die("usage: coherence inproc|inproc-maps|truncopen FILE | otherfile FILE OUT | other FILE "
+    die("usage: coherence inproc|inproc-maps|stdiowrite|truncopen FILE | otherfile FILE OUT | "
+        "other FILE "
         "BLOCK | follow FILE");
 }

@@ -5,7 +5,8 @@
 #     pwrite, write, pwritev, writev, fallocate, copy_file_range and sendfile
 #     into the file, ftruncate, truncate, an open with O_TRUNC, creat, fopen
 #     "w" - are seen by the next read (and pread); so are stores through
-#     shared writable mappings (coherence.c);
+#     shared writable mappings, and writes through stdio streams, which come
+#     from inside libc (coherence.c);
 #  2. another process: the documented promise - a block may serve bytes
 #     another process changed since it was filled, never anything else, and
 #     after a refill the file as it is; truncation: EOF at the new size, or at
@@ -42,7 +43,7 @@ under_bg() {
 }
 
 # --- 1. the process's own writes ---------------------------------------------
-for mode in inproc inproc-maps; do
+for mode in inproc inproc-maps stdiowrite; do
     under "" "$prog" "$mode" "$T/in.bin" >"$T/$mode.plain" || fail "$mode: failed without the shim"
     grep -q '^0 stale$' "$T/$mode.plain" || { show "$T/$mode.plain"; fail "$mode: stale without the shim?"; }
     for policy in "${policies[@]}"; do
@@ -52,7 +53,8 @@ for mode in inproc inproc-maps; do
             { grep STALE "$T/$mode.out" | sed 's/^/    | /' >&2 || true
               fail "$mode under $policy: the process's own change was not seen"; }
         # The cache must really have served (else this tested nothing).
-        if [[ $mode == inproc && $policy == *coalesce* ]]; then
+        if [[ ($mode == inproc && $policy == *coalesce*) ||
+              ($mode == stdiowrite && $policy != none) ]]; then
             grep -Eq 'coalesce: [0-9]+ reads, [1-9][0-9]* served' "$T/$mode.err" ||
                 { show "$T/$mode.err"; fail "$mode under $policy: no read was served from a block"; }
         fi
