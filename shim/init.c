@@ -159,6 +159,26 @@ int ioh__init_slow(void)
     return m >= IOH_MODE_OFF ? m : IOH_MODE_OFF;
 }
 
+void ioh_stop_for_sandbox(void)
+{
+    if (ioh_tls.internal || atomic_load(&ioh_mode) != IOH_MODE_ACTIVE)
+        return;
+    /* Every description shared and its kernel offset where the program is
+     * (after the lazy reads in flight), as at a fork: from now on each call
+     * goes straight to libc, which must find the offsets right. Then pass
+     * everything through, and once more for a description opened meanwhile
+     * by another thread. */
+    ioh_fdtab_share_sync_all();
+    atomic_store(&ioh_mode, IOH_MODE_FINISHED);
+    ioh_fdtab_share_sync_all();
+    ioh_pol_stop_threads();
+    ioh_warn("the program restricts its own system calls (seccomp): tracing and policies "
+             "stop here, and its calls pass through untouched (the shim's own calls could be "
+             "refused or kill it)");
+    ioh_pol_finish();
+    ioh_trace_finish();
+}
+
 __attribute__((constructor)) static void ioh_constructor(void)
 {
     ioh_ensure_init();

@@ -37,6 +37,8 @@
 #include <unistd.h>
 #include <wordexp.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <linux/seccomp.h>
 
 #include "callsite.h"
 #include "fdtab.h"
@@ -2932,6 +2934,39 @@ IOH_EXPORT int setns(int fd, int nstype)
 }
 
 /* ------------------------------------------------------------------------ */
+/* seccomp: the program restricts its own system calls                       */
+
+/* Whether a prctl or seccomp(2) call puts a filter (or strict mode) in
+ * place: then the shim stops first (ioh_stop_for_sandbox). A probe with no
+ * filter - libseccomp and systemd ask prctl(PR_SET_SECCOMP,
+ * SECCOMP_MODE_FILTER, NULL) whether filters exist, and get EFAULT - puts
+ * nothing in place. */
+static int sets_seccomp_prctl(long option, long mode, long filter)
+{
+    return option == PR_SET_SECCOMP &&
+           (mode == SECCOMP_MODE_STRICT || (mode == SECCOMP_MODE_FILTER && filter != 0));
+}
+
+static int sets_seccomp(long op, long filter)
+{
+    return op == SECCOMP_SET_MODE_STRICT || (op == SECCOMP_SET_MODE_FILTER && filter != 0);
+}
+
+/* glibc's prctl is the system call itself, with four more arguments read
+ * whatever the option. */
+IOH_EXPORT int prctl(int option, ...)
+{
+    va_list ap;
+    va_start(ap, option);
+    unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
+    unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
+    va_end(ap);
+    if (sets_seccomp_prctl(option, (long)a2, (long)a3))
+        ioh_stop_for_sandbox();
+    return (int)raw_result(ioh_raw6(SYS_prctl, option, (long)a2, (long)a3, (long)a4, (long)a5, 0));
+}
+
+/* ------------------------------------------------------------------------ */
 /* descriptors passed to another process (SCM_RIGHTS)                        */
 
 /* The receiver shares the description and its offset, as a child after fork
@@ -3150,6 +3185,8 @@ IOH_EXPORT long syscall(long n, ...)
             break;
         }
     }
+    if ((n == SYS_prctl && sets_seccomp_prctl(a, b, c)) || (n == SYS_seccomp && sets_seccomp(a, c)))
+        ioh_stop_for_sandbox();
     if (ioh_tls.unwinding && (n == SYS_read || n == SYS_write || n == SYS_close)) {
         /* libunwind validating memory through its pipe */
         long r = unwind_pipe_call(n, (int)a, (void *)b, (size_t)c);

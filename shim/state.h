@@ -116,6 +116,15 @@ static inline int ioh_mode_settled(int m)
  * they must stay well within a page. */
 #define IOH_STARTUP_DATA __attribute__((section(".data.iohint_startup")))
 
+/* Before the program installs a seccomp filter (prctl, seccomp(2)): a filter
+ * may refuse, or kill the process for, any system call the program does not
+ * make itself - the shim's fstat of a descriptor, a hint, the prefetch
+ * worker's thread, a refill's pread, the trace's growth (found by a tester:
+ * an allow-list killed programs under every policy). Finish as at exit
+ * (statistics, trace), with the offsets the shim kept lazily given back to
+ * the kernel, and pass everything through from then on. One warning. */
+void ioh_stop_for_sandbox(void);
+
 /* Make sure ioh_init has run; returns the mode now in force. Cheap when done. */
 int ioh__init_slow(void);
 static inline int ioh_ensure_init(void)

@@ -17,7 +17,7 @@ fgetc fgetc_unlocked fgets fgets_unlocked flock fopen fopen64 fork fread fread_u
 freopen freopen64 fscanf fseek fseeko fseeko64 fsetpos fsetpos64 ftell ftello ftello64
 ftruncate ftruncate64 getc getc_unlocked getchar getchar_unlocked getdelim getline ioctl lockf
 lockf64 lseek lseek64 mmap mmap64 open open64 openat openat64 pclose pipe pipe2 popen
-posix_fadvise posix_fadvise64 posix_spawn posix_spawnp pread pread64 preadv preadv2
+posix_fadvise posix_fadvise64 posix_spawn posix_spawnp prctl pread pread64 preadv preadv2
 preadv64 preadv64v2 pwrite pwrite64 pwritev pwritev2 pwritev64 pwritev64v2 read
 readahead readv rewind scanf sendfile sendfile64 sendmmsg sendmsg setns splice syscall system truncate
 truncate64 unshare vfork vfscanf wordexp write writev
