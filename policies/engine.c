@@ -208,8 +208,10 @@ int ioh_pol_init(void)
 {
     const char *policy = ioh_opt_str(IOH_OPT_POLICY);
     /* The default, in most processes: nothing to parse, and g (whose pages a
-     * write would fault in) stays untouched; it is only read when active. */
-    if (!strcmp(policy, "none"))
+     * write would fault in) stays untouched; it is only read when active.
+     * IOHINT_POLICY set but empty is unset, as for `iohint run` (it warned
+     * "empty policy" here, and the launcher ran the program untouched). */
+    if (!policy[0] || !strcmp(policy, "none"))
         return 0;
     char err[512];
     if (ioh_spec_parse(policy, &g.spec, err, sizeof err) < 0) {

@@ -14,6 +14,26 @@
 #define DEFAULT_PREFETCH         (8u * 1024 * 1024)
 #define DEFAULT_WINDOW           (32u * 1024 * 1024)
 
+/* The ranges of the sized actions. A coalescing block is allocated per file
+ * and filled with one pread: 4K (a page) to 64M.
+ *
+ * The look-ahead distance (engine.c, lookahead() and strides()) is how far
+ * ahead of the reader the page cache is kept filled, and the window
+ * (window()) how much around the reader is kept, with up to 8 windows more
+ * ahead for a file that fits in a quarter of RAM. Both are at least a page:
+ * the page cache holds whole pages, so a smaller distance or window asks for
+ * nothing more than the read itself (prefetch=1 was accepted and queued a
+ * request of a few bytes at every read). Both are at most 1 GiB: more is no
+ * longer a look-ahead but a request to cache the file (which `willneed`
+ * says directly), and on a machine with little memory it evicts the pages
+ * the reader is about to use (window=100G asked for 900 GiB ahead). A fixed
+ * bound, not a fraction of RAM: parsing stays pure and a policy file is
+ * valid or not whatever the machine it is checked on. */
+#define COALESCE_MIN             4096u
+#define COALESCE_MAX             (64u << 20)
+#define AHEAD_MIN                4096u
+#define AHEAD_MAX                (1u << 30)
+
 static int fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -73,6 +93,7 @@ static const struct {
     {"keep-hints", IOH_ACT_KEEP_HINTS, 0},
     {"auto", IOH_ACT_AUTO, 0},
 };
+_Static_assert(sizeof g_words / sizeof g_words[0] <= 32, "ioh_actions_parse's `seen` is 32 bits");
 
 int ioh_actions_parse(const char *text, struct ioh_actions *out, const char *where, char *err,
                       size_t errlen)
@@ -87,6 +108,7 @@ int ioh_actions_parse(const char *text, struct ioh_actions *out, const char *whe
     strcpy(buf, text);
     if (!strcmp(buf, "none") || !buf[0])
         return buf[0] ? 0 : fail(err, errlen, "%s: empty policy", where);
+    uint32_t seen = 0;            /* bit i: g_words[i] given */
     /* Split by hand: strtok_r would skip empty items, and "sequential,"
      * (a cut-off list) would pass for "sequential". */
     for (char *tok = buf, *next; tok; tok = next) {
@@ -118,6 +140,13 @@ int ioh_actions_parse(const char *text, struct ioh_actions *out, const char *whe
                         "auto, none)", where, tok);
         }
         uint32_t flag = g_words[i].flag;
+        /* Each action at most once, as each rule kind per file line: a
+         * repeat is a mistake (an edit that left the old value behind), and
+         * which of `coalesce=4K,coalesce=8K` should win is a guess. */
+        if (seen & (1u << i))
+            return fail(err, errlen, "%s: '%s' given twice (each action at most once)", where,
+                        tok);
+        seen |= 1u << i;
         if (flag & IOH_ACT_HINT_MASK) {
             if ((out->flags & IOH_ACT_HINT_MASK) && (out->flags & IOH_ACT_HINT_MASK) != flag)
                 return fail(err, errlen, "%s: '%s' contradicts an earlier hint", where, tok);
@@ -130,13 +159,19 @@ int ioh_actions_parse(const char *text, struct ioh_actions *out, const char *whe
                 return fail(err, errlen, "%s: bad size '%s' for %s (e.g. 64K, 8M, 1G)", where,
                             eq, tok);
             if (flag == IOH_ACT_COALESCE) {
-                if (v < 4096 || v > (64u << 20))
+                if (v < COALESCE_MIN || v > COALESCE_MAX)
                     return fail(err, errlen, "%s: coalesce block %s out of range (4K-64M)",
                                 where, eq);
                 out->coalesce_block = v;
             } else if (flag == IOH_ACT_PREFETCH) {
+                if (v < AHEAD_MIN || v > AHEAD_MAX)
+                    return fail(err, errlen, "%s: prefetch distance %s out of range (4K-1G)",
+                                where, eq);
                 out->prefetch_distance = v;
             } else {
+                if (v < AHEAD_MIN || v > AHEAD_MAX)
+                    return fail(err, errlen, "%s: window size %s out of range (4K-1G)", where,
+                                eq);
                 out->window_size = v;
             }
         }
@@ -149,20 +184,126 @@ static const char *const g_class_names[IOH_RC_COUNT] = {
     "sequential", "reverse", "strided", "windowed", "sparse", "re-read", "small",
 };
 
-static int looks_like_file(const char *s)
+int ioh_spec_is_file(const char *policy)
 {
-    size_t n = strlen(s);
-    return strchr(s, '/') || (n > 7 && !strcmp(s + n - 7, ".policy"));
+    size_t n = strlen(policy);
+    return strchr(policy, '/') || (n > 7 && !strcmp(policy + n - 7, ".policy"));
 }
 
-static char *trim(char *s)
+static char *skip_space(char *s)
 {
     while (is_space((unsigned char)*s))
         s++;
+    return s;
+}
+
+/* The end of the word at s: the next blank or the end of the line. */
+static char *word_end(char *s)
+{
+    while (*s && !is_space((unsigned char)*s))
+        s++;
+    return s;
+}
+
+/* Cut the comment off s: it starts at a '#' at the start of s or after a
+ * blank, so that a glob may hold one (/data/#1/x). s starts the line or
+ * follows a blank. Returns s, trimmed. */
+static char *cut_comment(char *s)
+{
+    for (char *p = s; *p; p++)
+        if (*p == '#' && (p == s || is_space((unsigned char)p[-1]))) {
+            *p = '\0';
+            break;
+        }
     size_t n = strlen(s);
     while (n && is_space((unsigned char)s[n - 1]))
         s[--n] = '\0';
-    return s;
+    return skip_space(s);
+}
+
+/* The closing quote of a glob in double quotes at s (s[0] == '"'), or NULL.
+ * The glob is read as the shell reads double quotes: \" and \\ stand for "
+ * and \, any other backslash stays (fnmatch's own escape: "\*" matches a
+ * '*'). */
+static char *closing_quote(char *s)
+{
+    char *r = s + 1;
+    for (; *r && *r != '"'; r++)
+        if (*r == '\\' && (r[1] == '"' || r[1] == '\\'))
+            r++;
+    return *r ? r : NULL;
+}
+
+/* Unquote the glob from s to its closing quote q, in place from s on. */
+static void unquote(char *s, char *q)
+{
+    char *w = s;
+    for (char *r = s + 1; r < q; r++) {
+        if (*r == '\\' && (r[1] == '"' || r[1] == '\\'))
+            r++;
+        *w++ = *r;
+    }
+    *w = '\0';
+}
+
+/* Can a glob match an absolute path? Only if it starts with '/' or with a
+ * wildcard that matches one (fnmatch without FNM_PATHNAME). */
+static int glob_is_absolute(const char *g)
+{
+    return g[0] == '/' || g[0] == '*' || g[0] == '?' || g[0] == '[';
+}
+
+/* The rule's glob or class argument from s (after the keyword), into *arg;
+ * returns where the actions start, or NULL after writing an error. */
+static char *rule_argument(char *s, const char *kw, const char *where, char **arg, char *err,
+                           size_t errlen)
+{
+    s = skip_space(s);
+    *arg = s;
+    if (*s == '#') {               /* a comment: no argument */
+        *s = '\0';
+        return s;
+    }
+    if (kw[0] == 'p' && *s == '"') {
+        char *q = closing_quote(s);
+        if (!q) {
+            fail(err, errlen, "%s: no closing quote in glob %s", where, s);
+            return NULL;
+        }
+        if (q[1] && !is_space((unsigned char)q[1])) {
+            fail(err, errlen, "%s: text right after the closing quote of glob %.*s", where,
+                 (int)(q + 1 - s), s);
+            return NULL;
+        }
+        if (q == s + 1) {
+            fail(err, errlen, "%s: empty glob \"\"", where);
+            return NULL;
+        }
+        unquote(s, q);
+        return q + 1;
+    }
+    char *end = word_end(s);
+    if (*end)
+        *end++ = '\0';
+    return end;
+}
+
+/* Checks of a whole file, once its rules are read: a `class` rule acts only
+ * under auto, so a file with class rules must say auto somewhere. */
+static int check_file(const struct ioh_spec *s, const char *name, char *err, size_t errlen)
+{
+    if (!s->class_rules || (s->dflt.flags & IOH_ACT_AUTO))
+        return 0;
+    unsigned first_class = 0;
+    for (unsigned i = 0; i < s->nrules; i++) {
+        if (s->rules[i].kind == IOH_RULE_PATH && (s->rules[i].act.flags & IOH_ACT_AUTO))
+            return 0;
+        if (s->rules[i].kind == IOH_RULE_CLASS && !first_class)
+            first_class = s->rules[i].line;
+    }
+    return fail(err, errlen,
+                "%s line %u: 'class' rules act only under auto, and no default or path rule "
+                "says auto (classes come from auto's online classifier)", name, first_class);
 }
 
 int ioh_spec_parse_text(const char *text, const char *name, struct ioh_spec *out, char *err,
@@ -173,7 +314,7 @@ int ioh_spec_parse_text(const char *text, const char *name, struct ioh_spec *out
     char where[320];
     snprintf(where, sizeof where, "%s", name);
     ioh_actions_parse("none", &out->dflt, where, err, errlen);
-    int have_default = 0;
+    unsigned default_line = 0;
     unsigned lineno = 0;
     const char *p = text;
     while (*p) {
@@ -186,48 +327,56 @@ int ioh_spec_parse_text(const char *text, const char *name, struct ioh_spec *out
         memcpy(line, p, len);
         line[len] = '\0';
         p += len + (nl ? 1 : 0);
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = '\0';
-        char *s = trim(line);
-        if (!*s)
+        char *s = skip_space(line);
+        if (!*s || *s == '#')
             continue;
         snprintf(where, sizeof where, "%s line %u", name, lineno);
         char *kw = s;
-        while (*s && !is_space((unsigned char)*s))
-            s++;
+        s = word_end(s);
         if (*s)
             *s++ = '\0';
-        s = trim(s);
         if (!strcmp(kw, "default")) {
-            if (have_default)
-                return fail(err, errlen, "%s: second 'default' rule", where);
+            s = cut_comment(s);
+            if (default_line)
+                return fail(err, errlen, "%s: second 'default' rule (line %u has one)", where,
+                            default_line);
             if (!*s)
                 return fail(err, errlen, "%s: 'default' needs actions", where);
             if (ioh_actions_parse(s, &out->dflt, where, err, errlen) < 0)
                 return -1;
-            have_default = 1;
+            default_line = lineno;
             continue;
         }
         if (strcmp(kw, "path") && strcmp(kw, "class"))
             return fail(err, errlen, "%s: unknown rule '%s' (expected default, path or class)",
                         where, kw);
-        char *arg = s;
-        while (*s && !is_space((unsigned char)*s))
-            s++;
-        if (*s)
-            *s++ = '\0';
-        s = trim(s);
+        char *arg;
+        s = rule_argument(s, kw, where, &arg, err, errlen);
+        if (!s)
+            return -1;
+        s = cut_comment(s);
         if (!*arg || !*s)
             return fail(err, errlen, "%s: '%s' needs a %s and actions", where, kw,
                         kw[0] == 'p' ? "glob" : "class");
         if (out->nrules == IOH_SPEC_MAX_RULES)
             return fail(err, errlen, "%s: more than %d rules", where, IOH_SPEC_MAX_RULES);
         struct ioh_rule *r = &out->rules[out->nrules];
+        r->line = lineno;
         if (kw[0] == 'p') {
             r->kind = IOH_RULE_PATH;
             if (strlen(arg) >= sizeof r->glob)
                 return fail(err, errlen, "%s: glob too long", where);
+            /* Paths are absolute (read back through /proc/self/fd): a
+             * relative glob never matches, silently. */
+            if (!glob_is_absolute(arg))
+                return fail(err, errlen,
+                            "%s: relative glob '%s' never matches (globs match the file's "
+                            "absolute path: start it with / or *)", where, arg);
+            for (unsigned i = 0; i < out->nrules; i++)
+                if (out->rules[i].kind == IOH_RULE_PATH && !strcmp(out->rules[i].glob, arg))
+                    return fail(err, errlen,
+                                "%s: a second rule for glob '%s' (line %u has one, and the "
+                                "first match wins)", where, arg, out->rules[i].line);
             strcpy(r->glob, arg);
         } else {
             r->kind = IOH_RULE_CLASS;
@@ -240,18 +389,23 @@ int ioh_spec_parse_text(const char *text, const char *name, struct ioh_spec *out
                             "%s: unknown class '%s' (sequential, reverse, strided, windowed, "
                             "sparse, re-read, small)", where, arg);
             r->cls = (enum ioh_rule_class)c;
+            for (unsigned i = 0; i < out->nrules; i++)
+                if (out->rules[i].kind == IOH_RULE_CLASS && out->rules[i].cls == r->cls)
+                    return fail(err, errlen,
+                                "%s: a second rule for class '%s' (line %u has one)", where,
+                                arg, out->rules[i].line);
             out->class_rules = 1;
         }
         if (ioh_actions_parse(s, &r->act, where, err, errlen) < 0)
             return -1;
         out->nrules++;
     }
-    return 0;
+    return check_file(out, name, err, errlen);
 }
 
 int ioh_spec_parse(const char *policy, struct ioh_spec *out, char *err, size_t errlen)
 {
-    if (!looks_like_file(policy)) {
+    if (!ioh_spec_is_file(policy)) {
         /* No rules: leave the rule table (tens of KiB) untouched, unfaulted. */
         memset(out->source, 0, sizeof out->source);
         memset(&out->dflt, 0, sizeof out->dflt);

@@ -2,25 +2,35 @@
  *
  * A policy string (IOHINT_POLICY, `iohint run -p`) is `none`, `auto`, a
  * comma-separated list of actions, or the path of a policy file (anything
- * containing a '/' or ending in ".policy"). Actions:
+ * containing a '/' or ending in ".policy"). Actions, each at most once:
  *
  *   sequential | random | normal   the posix_fadvise hint to apply at open
  *   willneed                       WILLNEED the whole file at open (in the background)
  *   noreuse                        drop-behind: release pages behind the reader
- *   coalesce[=BLOCK]               serve small reads from a block cache (default 256K)
- *   prefetch[=DISTANCE]            keep DISTANCE bytes ahead in the page cache (default 8M)
- *   window[=SIZE]                  keep a SIZE window around the reader prefetched (default 32M)
+ *   coalesce[=BLOCK]               serve small reads from a block cache
+ *                                  (default 256K; 4K-64M)
+ *   prefetch[=DISTANCE]            keep DISTANCE bytes ahead in the page cache
+ *                                  (default 8M; 4K-1G)
+ *   window[=SIZE]                  keep a SIZE window around the reader prefetched
+ *                                  (default 32M; 4K-1G)
  *   keep-hints                     never override the program's own posix_fadvise
  *   auto                           decide per file from the online classifier
  *
- * A policy file holds one rule per line (`#` starts a comment):
+ * A policy file holds one rule per line (`#` at the start of a line or after
+ * a blank starts a comment):
  *
  *   default ACTIONS           for files no `path` rule matches (default: none)
- *   path GLOB ACTIONS         files whose absolute path matches GLOB (fnmatch,
- *                             `*` also matches '/'); the first match wins
+ *   path GLOB ACTIONS         files whose absolute path (symlinks resolved)
+ *                             matches GLOB (fnmatch, `*` also matches '/'); the
+ *                             first match wins. GLOB starts with '/' or a
+ *                             wildcard; "in double quotes" it may hold blanks
+ *                             (\" and \\ for " and \)
  *   class CLASS ACTIONS       under `auto`, what to do once a file is classified
  *                             CLASS (sequential, reverse, strided, windowed,
- *                             sparse, re-read, small)
+ *                             sparse, re-read, small); a file with class rules
+ *                             must say auto in its default or a path rule
+ *
+ * At most one default, one rule per class and one per glob.
  *
  * Parsing is pure (no I/O except reading the file in ioh_spec_load) and
  * reports errors as text naming the file, line and value. Not signal-safe;
@@ -67,6 +77,7 @@ struct ioh_rule {
     enum ioh_rule_kind kind;
     enum ioh_rule_class cls;       /* IOH_RULE_CLASS */
     char glob[IOH_SPEC_GLOB_MAX];  /* IOH_RULE_PATH */
+    unsigned line;                 /* in the policy file, for messages */
     struct ioh_actions act;
 };
 
@@ -82,6 +93,10 @@ struct ioh_spec {
  * writes a message naming `where` and the bad value into err. */
 int ioh_actions_parse(const char *text, struct ioh_actions *out, const char *where,
                       char *err, size_t errlen);
+
+/* Does the policy string name a policy file (it contains a '/' or ends in
+ * ".policy")? */
+int ioh_spec_is_file(const char *policy);
 
 /* Parse a policy string or load the policy file it names. */
 int ioh_spec_parse(const char *policy, struct ioh_spec *out, char *err, size_t errlen);

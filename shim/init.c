@@ -110,7 +110,8 @@ void ioh__fork_child(void) { fork_child(); }
 static int anything_asked(void)
 {
     return ioh_opt_str(IOH_OPT_TRACE_DIR)[0] != '\0' || ioh_opt_int(IOH_OPT_LTTNG) ||
-           strcmp(ioh_opt_str(IOH_OPT_POLICY), "none") != 0;
+           (ioh_opt_str(IOH_OPT_POLICY)[0] != '\0' &&
+            strcmp(ioh_opt_str(IOH_OPT_POLICY), "none") != 0);
 }
 
 static void init(void)

@@ -3,7 +3,8 @@
  * Every action with and without its size, the size syntax and its limits,
  * the errors (each must name where - the policy string, or the file and line -
  * and the offending value), path globs (first match wins, `*` crosses '/'),
- * class rules, and the text form round-tripping through the parser.
+ * class rules, comments and quoted globs, what a file may not repeat, and the
+ * text form round-tripping through the parser.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -88,8 +89,6 @@ static void every_action(void **state)
                                   IOH_ACT_NOREUSE | IOH_ACT_WILLNEED | IOH_ACT_KEEP_HINTS |
                                   IOH_ACT_AUTO);
     assert_int_equal(a.coalesce_block, 64 * K);
-    /* The same hint twice is not a contradiction. */
-    assert_int_equal(ok("random,random").flags, IOH_ACT_RANDOM);
     /* The issue's own example. */
     a = ok("sequential,prefetch=8M");
     assert_int_equal(a.flags, IOH_ACT_SEQUENTIAL | IOH_ACT_PREFETCH);
@@ -105,9 +104,10 @@ static void sizes(void **state)
     assert_int_equal(ok("coalesce=64KB").coalesce_block, 64 * K);
     assert_int_equal(ok("coalesce=1m").coalesce_block, M);
     assert_int_equal(ok("coalesce=64M").coalesce_block, 64 * M);
-    assert_int_equal(ok("prefetch=1").prefetch_distance, 1);
-    assert_int_equal(ok("prefetch=2G").prefetch_distance, 2048 * M);
-    assert_int_equal(ok("window=1024G").window_size, 1024 * 1024 * M);   /* 1 TiB: the limit */
+    assert_int_equal(ok("prefetch=4K").prefetch_distance, 4 * K);
+    assert_int_equal(ok("prefetch=1G").prefetch_distance, 1024 * M);
+    assert_int_equal(ok("window=4096").window_size, 4 * K);
+    assert_int_equal(ok("window=1G").window_size, 1024 * M);
     /* Malformed sizes: the message names the value and the action. */
     bad("coalesce=", "bad size ''", "coalesce", NULL);
     bad("coalesce=abc", "bad size 'abc'", NULL);
@@ -116,7 +116,7 @@ static void sizes(void **state)
     bad("prefetch=-1K", "bad size '-1K'", NULL);
     bad("window=4X", "bad size '4X'", "window", NULL);
     bad("window=4KK", "bad size '4KK'", NULL);
-    bad("window=2T", "bad size '2T'", NULL);
+    bad("window=2T", "bad size '2T'", NULL);          /* sizes stop at 1 TiB */
     bad("window=1025G", "bad size '1025G'", NULL);
     bad("prefetch=99999999999999999999999", "bad size '99999999999999999999999'", NULL);
     bad("prefetch=1.5M", "bad size '1.5M'", NULL);
@@ -125,6 +125,17 @@ static void sizes(void **state)
     bad("coalesce=2K", "coalesce block 2K out of range", NULL);
     bad("coalesce=4095", "4095 out of range", NULL);
     bad("coalesce=65M", "65M out of range", NULL);
+    /* So are the look-ahead distance and the window: a page to 1 GiB (both
+     * took anything from 1 byte to 1 TiB). */
+    bad("prefetch=1", "prefetch distance 1 out of range (4K-1G)", NULL);
+    bad("prefetch=4095", "prefetch distance 4095 out of range", NULL);
+    bad("prefetch=1025M", "prefetch distance 1025M out of range", NULL);
+    bad("prefetch=1T", "prefetch distance 1T out of range", NULL);
+    bad("prefetch=2G", "prefetch distance 2G out of range", NULL);
+    bad("window=1", "window size 1 out of range (4K-1G)", NULL);
+    bad("window=100G", "window size 100G out of range", NULL);
+    bad("window=1024G", "window size 1024G out of range", NULL);
+    bad("sequential,window=1G,prefetch=1", "prefetch distance 1 out of range", NULL);
     /* Words without a size take none. */
     bad("sequential=1", "'sequential' takes no value (got '1')", NULL);
     bad("keep-hints=yes", "'keep-hints' takes no value (got 'yes')", NULL);
@@ -170,6 +181,22 @@ static void stray_commas(void **state)
     assert_non_null(strstr(g_err, "policy 'sequential,'"));
     text_bad("default sequential,\n", 1, "empty action");
     text_bad("# c\npath /data/* ,willneed\n", 2, "empty action");
+}
+
+/* Each action at most once: a repeat was taken silently (the last size won,
+ * `coalesce=4K,coalesce=8K` ran with 8K) while `sequential,random` and two
+ * `default` lines were errors. */
+static void repeated_actions(void **state)
+{
+    (void)state;
+    bad("coalesce=4K,coalesce=8K", "'coalesce' given twice", NULL);
+    bad("coalesce,coalesce=8K", "'coalesce' given twice", NULL);
+    bad("prefetch=8M, prefetch", "'prefetch' given twice", NULL);
+    bad("window=8M,sequential,window=16M", "'window' given twice", NULL);
+    bad("random,random", "'random' given twice", NULL);
+    bad("auto,noreuse,auto", "'auto' given twice", NULL);
+    bad("keep-hints,keep-hints", "'keep-hints' given twice", NULL);
+    text_bad("# c\npath /x/* willneed,willneed\n", 2, "'willneed' given twice");
 }
 
 static void contradicting_hints(void **state)
@@ -254,11 +281,10 @@ static void file_rules(void **state)
             "path *.txt coalesce=1M\n"
             "class sequential sequential,noreuse\n"
             "class small coalesce=1M\n"
-            "class sequential random\n"
             "class re-read keep-hints\r\n");
     assert_string_equal(g_spec.source, "t.policy");
     assert_int_equal(g_spec.dflt.flags, IOH_ACT_AUTO);
-    assert_int_equal(g_spec.nrules, 8);
+    assert_int_equal(g_spec.nrules, 7);
     assert_true(g_spec.class_rules);
     assert_false(ioh_spec_is_none(&g_spec));
     /* Globs: first match wins; `*` matches '/' too (fnmatch without
@@ -280,7 +306,7 @@ static void file_rules(void **state)
     assert_ptr_equal(a, &g_spec.dflt);
     a = ioh_spec_for_path(&g_spec, "");
     assert_ptr_equal(a, &g_spec.dflt);
-    /* Class rules: the first rule for a class; NULL when none. */
+    /* Class rules: the rule for a class; NULL when none. */
     a = ioh_spec_for_class(&g_spec, IOH_RC_SEQUENTIAL);
     assert_non_null(a);
     assert_int_equal(a->flags, IOH_ACT_SEQUENTIAL | IOH_ACT_NOREUSE);
@@ -299,7 +325,8 @@ static void file_rules(void **state)
     assert_int_equal(ioh_spec_for_path(&g_spec, "/x")->flags, IOH_ACT_COALESCE);
     assert_int_equal(g_spec.dflt.flags, 0);                /* no default: none */
     /* Every class name. */
-    text_ok("class sequential random\nclass reverse random\nclass strided random\n"
+    text_ok("default auto\n"
+            "class sequential random\nclass reverse random\nclass strided random\n"
             "class windowed random\nclass sparse random\nclass re-read random\n"
             "class small random\n");
     for (int c = 0; c < IOH_RC_COUNT; c++)
@@ -355,6 +382,122 @@ static void file_errors(void **state)
         sprintf(many + strlen(many), "path /r%d coalesce\n", i);
     text_bad(many, IOH_SPEC_MAX_RULES + 1, "more than");
     free(many);
+}
+
+/* What a file may not say twice: a rule for the same class or the same glob
+ * (the second never applied: both were taken silently), a default (as
+ * before). The message names the line of the first. */
+static void file_repeats(void **state)
+{
+    (void)state;
+    text_bad("default auto\nclass sequential sequential,noreuse\nclass small coalesce\n"
+             "class sequential random\n", 4,
+             "a second rule for class 'sequential' (line 2 has one)");
+    text_bad("default auto\nclass re-read none\n# c\nclass re-read none\n", 4,
+             "class 're-read'");
+    text_bad("path /data/* random\npath *.bai none\npath /data/* sequential\n", 3,
+             "a second rule for glob '/data/*' (line 1 has one");
+    text_bad("path \"/my data/*\" random\npath \"/my data/*\" sequential\n", 2,
+             "glob '/my data/*'");
+    text_bad("default auto\n\ndefault none\n", 3, "second 'default' rule (line 1 has one)");
+    /* Not repeats: another glob, the same glob in another kind of rule. */
+    text_ok("default auto\npath /data/* random\npath /data/*.bam none\npath /data/** none\n"
+            "class sequential sequential\nclass small coalesce\n");
+    assert_int_equal(g_spec.nrules, 5);
+}
+
+/* `class` rules act only under auto (classes come from auto's classifier): a
+ * file with class rules and no auto anywhere had them ignored silently. The
+ * message names the first class rule's line. */
+static void class_rules_need_auto(void **state)
+{
+    (void)state;
+    text_bad("# only classes\nclass sequential sequential\nclass small coalesce\n", 2,
+             "'class' rules act only under auto");
+    text_bad("default coalesce\npath /x/* sequential\nclass small coalesce\n", 3,
+             "no default or path rule says auto");
+    /* An `auto` in a class rule's own actions does not count: the rule is
+     * only reached under auto. */
+    text_bad("default none\nclass sparse auto,random\n", 2, "only under auto");
+    /* auto in the default or in any path rule is enough. */
+    text_ok("default auto\nclass small coalesce\n");
+    text_ok("path /data/* auto,coalesce=1M\nclass small coalesce\n");
+    assert_true(g_spec.class_rules);
+    text_ok("class small coalesce\ndefault sequential,auto\n");   /* the order does not matter */
+}
+
+/* Globs are matched against the file's absolute path (read back through
+ * /proc/self/fd, symlinks resolved): a relative one never matched, and was
+ * taken silently. */
+static void relative_globs(void **state)
+{
+    (void)state;
+    text_bad("path data/* coalesce\n", 1, "relative glob 'data/*' never matches");
+    text_bad("default auto\npath ./x.db random\n", 2, "relative glob './x.db'");
+    text_bad("path ~/data/* random\n", 1, "relative glob '~/data/*'");
+    text_bad("path \"my data/*\" random\n", 1, "relative glob 'my data/*'");
+    text_ok("path /data/* random\npath *.bai none\npath ?tmp/* none\npath [/]x none\n");
+    assert_int_equal(ioh_spec_for_path(&g_spec, "/tmp/a")->flags, 0);
+    assert_ptr_not_equal(ioh_spec_for_path(&g_spec, "/tmp/a"), &g_spec.dflt);
+    assert_ptr_not_equal(ioh_spec_for_path(&g_spec, "/x"), &g_spec.dflt);
+}
+
+/* A comment starts at a '#' at the start of a line or after a blank (a '#'
+ * anywhere started one: `path /data/#1/x none` lost its actions); a glob in
+ * double quotes may hold blanks, with \" and \\ for " and \. */
+static void comments_and_quotes(void **state)
+{
+    (void)state;
+    text_ok("path /data/#1/* none\ndefault coalesce # the rest\n#path /x/* random\n"
+            "  # indented comment\npath /y/* random\t# after a tab\n");
+    assert_int_equal(g_spec.nrules, 2);
+    assert_string_equal(g_spec.rules[0].glob, "/data/#1/*");
+    assert_ptr_not_equal(ioh_spec_for_path(&g_spec, "/data/#1/a"), &g_spec.dflt);
+    assert_ptr_equal(ioh_spec_for_path(&g_spec, "/data/1/a"), &g_spec.dflt);
+    assert_int_equal(g_spec.dflt.flags, IOH_ACT_COALESCE);
+    assert_int_equal(ioh_spec_for_path(&g_spec, "/y/z")->flags, IOH_ACT_RANDOM);
+    /* A '#' glued to a word is part of it, and an error where a word cannot
+     * hold one (no silent half-comment). */
+    text_bad("default coalesce#8K\n", 1, "unknown action 'coalesce#8K'");
+    text_bad("path /a/* none#x\n", 1, "unknown action 'none#x'");
+    text_bad("path # /a/* none\n", 1, "'path' needs a glob and actions");
+    text_bad("path /a/* # none\n", 1, "'path' needs a glob and actions");
+
+    /* Quoted globs: blanks, a '#', escapes. */
+    text_ok("path \"/data/my files/*\" sequential   # spaces\n"
+            "path \"/data/a #1/*\" random\n"
+            "path \"/q/say \\\"hi\\\"\" none\n"
+            "path \"/b/back\\\\slash\" willneed\n"
+            "path \"/s/\\*\" noreuse\n"
+            "path \"/t/\"\tkeep-hints\n");
+    assert_int_equal(g_spec.nrules, 6);
+    assert_string_equal(g_spec.rules[0].glob, "/data/my files/*");
+    assert_string_equal(g_spec.rules[1].glob, "/data/a #1/*");
+    assert_string_equal(g_spec.rules[2].glob, "/q/say \"hi\"");
+    assert_string_equal(g_spec.rules[3].glob, "/b/back\\slash");
+    assert_string_equal(g_spec.rules[4].glob, "/s/\\*");     /* fnmatch's escape stays */
+    assert_string_equal(g_spec.rules[5].glob, "/t/");
+    assert_int_equal(ioh_spec_for_path(&g_spec, "/data/my files/x y")->flags,
+                     IOH_ACT_SEQUENTIAL);
+    assert_int_equal(ioh_spec_for_path(&g_spec, "/data/a #1/x")->flags, IOH_ACT_RANDOM);
+    assert_ptr_not_equal(ioh_spec_for_path(&g_spec, "/q/say \"hi\""), &g_spec.dflt);
+    /* fnmatch reads the one backslash as an escape of 's' */
+    assert_int_equal(ioh_spec_for_path(&g_spec, "/b/backslash")->flags, IOH_ACT_WILLNEED);
+    assert_int_equal(ioh_spec_for_path(&g_spec, "/s/*")->flags, IOH_ACT_NOREUSE);
+    assert_ptr_equal(ioh_spec_for_path(&g_spec, "/s/x"), &g_spec.dflt);
+    /* A '"' inside an unquoted glob is a character like any other. */
+    text_ok("path /a\"b none\n");
+    assert_string_equal(g_spec.rules[0].glob, "/a\"b");
+    /* Quoting errors name the line and the glob. */
+    text_bad("path \"/data/my files/* none\n", 1, "no closing quote in glob \"/data/my");
+    text_bad("path \"/a\\\" none\n", 1, "no closing quote");
+    text_bad("path \"/a b\"c none\n", 1, "text right after the closing quote of glob \"/a b\"");
+    text_bad("path \"/a b\"# c\n", 1, "text right after the closing quote");
+    text_bad("path \"\" none\n", 1, "empty glob");
+    text_bad("path \"/a b\"\n", 1, "'path' needs a glob and actions");
+    text_bad("path \"/a b\" # c\n", 1, "'path' needs a glob and actions");
+    /* Only globs are quoted. */
+    text_bad("default auto\nclass \"small\" coalesce\n", 2, "unknown class '\"small\"'");
 }
 
 /* Policy files on disk: errors name the file's path and the line. */
@@ -450,10 +593,15 @@ int main(void)
         cmocka_unit_test(action_errors),
         cmocka_unit_test(empty_words_and_none),
         cmocka_unit_test(stray_commas),
+        cmocka_unit_test(repeated_actions),
         cmocka_unit_test(contradicting_hints),
         cmocka_unit_test(policy_strings),
         cmocka_unit_test(file_rules),
         cmocka_unit_test(file_errors),
+        cmocka_unit_test(file_repeats),
+        cmocka_unit_test(class_rules_need_auto),
+        cmocka_unit_test(relative_globs),
+        cmocka_unit_test(comments_and_quotes),
         cmocka_unit_test(files_on_disk),
         cmocka_unit_test(format_round_trip),
     };

@@ -36,6 +36,9 @@ check_bad nonecombo 'none,auto' "'none' cannot be combined"
 check_bad novalue 'auto=3' "'auto' takes no value"
 check_bad nofile "$T/missing.policy" "policy file $T/missing.policy: No such file"
 check_bad dir "$T/" "policy file $T/: Is a directory"
+check_bad prefetch_range 'prefetch=1' "prefetch distance 1 out of range \\(4K-1G\\)"
+check_bad window_range 'sequential,window=100G' "window size 100G out of range"
+check_bad repeated 'coalesce=4K,coalesce=8K' "'coalesce' given twice"
 
 # Policy files: the warning names the file, the line and the value.
 printf '# comment\ndefault auto\n\npath /data/* sequential\nclass strided prefetch=8Q\n' >"$T/size.policy"
@@ -46,6 +49,14 @@ printf 'default coalesce\nfrobnicate * coalesce\n' >"$T/rule.policy"
 check_bad file_rule "$T/rule.policy" "$T/rule.policy line 2: unknown rule 'frobnicate'"
 printf 'path * sequential,random\n' >"$T/contra.policy"
 check_bad file_contra "$T/contra.policy" "$T/contra.policy line 1: 'random' contradicts"
+printf 'default auto\nclass small coalesce\n\nclass small coalesce=1M\n' >"$T/twice.policy"
+check_bad file_twice "$T/twice.policy" "$T/twice.policy line 4: a second rule for class 'small' \\(line 2"
+printf 'path /data/* none\nclass sequential sequential\n' >"$T/noauto.policy"
+check_bad file_noauto "$T/noauto.policy" "$T/noauto.policy line 2: 'class' rules act only under auto"
+printf 'default auto\npath data/* coalesce\n' >"$T/relative.policy"
+check_bad file_relative "$T/relative.policy" "$T/relative.policy line 2: relative glob 'data/\\*' never matches"
+printf 'path "/data/x none\n' >"$T/quote.policy"
+check_bad file_quote "$T/quote.policy" "$T/quote.policy line 1: no closing quote"
 { printf 'default auto\npath /'; head -c 3000 /dev/zero | tr '\0' a; printf ' coalesce\n'; } >"$T/long.policy"
 check_bad file_long "$T/long.policy" "$T/long.policy line 2: line too long"
 
@@ -92,6 +103,23 @@ rc=0
 [[ $rc -eq 2 && ! -e $T/ran ]] || fail "iohint run -p with a bad policy file: status $rc"
 grep -q "$T/class.policy line 2: unknown class 'bogus'" "$T/run.err" ||
     { show "$T/run.err"; fail "iohint run: the message does not name the file and line"; }
+rc=0
+"$IOHINT" run -p "$T/noauto.policy" -- touch "$T/ran" >"$T/run.out" 2>"$T/run.err" || rc=$?
+[[ $rc -eq 2 && ! -e $T/ran ]] || fail "iohint run -p with class rules and no auto: status $rc"
+grep -q "$T/noauto.policy line 2: 'class' rules act only under auto" "$T/run.err" ||
+    { show "$T/run.err"; fail "iohint run: class rules without auto not named"; }
+CASES=$((CASES + 3))
+
+# IOHINT_POLICY set but empty is no policy, silently, as for `iohint run`
+# (the shim warned "empty policy; no policy applied").
+timeout 20 env LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY= cat "$f" >"$T/empty.out" 2>"$T/empty.err" ||
+    fail "cat under IOHINT_POLICY= failed"
+cmp -s "$T/want.out" "$T/empty.out" || fail "output changed under IOHINT_POLICY="
+[[ ! -s $T/empty.err ]] || { show "$T/empty.err"; fail "IOHINT_POLICY= (empty) warned"; }
+IOHINT_POLICY= "$IOHINT" run -q --no-trace -- cat "$f" >"$T/empty_run.out" 2>"$T/empty_run.err" ||
+    { show "$T/empty_run.err"; fail "iohint run under IOHINT_POLICY= failed"; }
+cmp -s "$T/want.out" "$T/empty_run.out" && [[ ! -s $T/empty_run.err ]] ||
+    { show "$T/empty_run.err"; fail "iohint run under IOHINT_POLICY= warned or changed the output"; }
 CASES=$((CASES + 2))
 
 # A good policy file: path rules apply to what they match (IOHINT_STATS
@@ -118,6 +146,25 @@ grep -q 'stats: coalesce:' "$T/stats.err" &&
 small_reads "$f"
 grep -Eq 'stats: coalesce: [0-9]+ reads, [1-9][0-9]* served' "$T/stats.err" ||
     { show "$T/stats.err"; fail "data.txt falls to 'default coalesce' but was not coalesced"; }
+CASES=$((CASES + 3))
+
+# A glob in double quotes holds blanks, and a '#' inside a glob is no
+# comment. Globs match the resolved path: one written through a symlinked
+# directory does not match the files read through it.
+mkdir -p "$T/my data #1"
+cp "$T/pf/a.bin" "$T/my data #1/c.bin"
+ln -s "$T/my data #1" "$T/link"
+printf 'path "%s/my data #1/*" coalesce # quoted\n' "$T" >"$T/good.policy"
+small_reads "$T/my data #1/c.bin"
+grep -Eq 'stats: coalesce: [0-9]+ reads, [1-9][0-9]* served' "$T/stats.err" ||
+    { show "$T/stats.err"; fail "a quoted glob with a blank and a '#' did not match"; }
+small_reads "$T/link/c.bin"      # resolved: it is the same file
+grep -Eq 'stats: coalesce: [0-9]+ reads, [1-9][0-9]* served' "$T/stats.err" ||
+    { show "$T/stats.err"; fail "the file read through a symlink was not matched by its real path"; }
+printf 'path %s/link/* coalesce\n' "$T" >"$T/good.policy"
+small_reads "$T/link/c.bin"
+grep -q 'stats: coalesce:' "$T/stats.err" &&
+    { show "$T/stats.err"; fail "a glob through a symlinked directory matched"; }
 CASES=$((CASES + 3))
 
 done_ok
