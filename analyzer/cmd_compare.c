@@ -447,8 +447,10 @@ struct run {
 };
 
 struct variant {
-    const char *label;       /* "no shim", "none (tracing)", the policy */
+    const char *label;       /* "no shim", "none (tracing)", the policy (a
+                                file's base name); unique (name_variants) */
     const char *policy;      /* NULL: no policy (the baseline, or --loaded) */
+    int file;                /* the policy is a policy file (policy_arg) */
     int loaded;              /* --loaded: the shim, nothing asked */
     char policy_arg[PATH_MAX];  /* what IOHINT_POLICY gets (files made absolute) */
     int trace;               /* write a trace (policy none) */
@@ -1097,20 +1099,24 @@ static void print_table(const struct compare *c, FILE *o)
     print_command(o, c->argv);
     fprintf(o, "\n");
     print_protocol(c, o);
-    fprintf(o, "\n%-24s %10s %19s %8s %8s %11s %11s %10s  %s\n", "variant", "wall", "min - max",
-            "user", "sys", "storage", "read calls", "peak RSS", "vs baseline (wall)");
+    /* The names in full, however long: cut to a fixed width, two policies
+     * that differ only at the end looked the same (a tester's
+     * "sequential,prefetch=1..." for prefetch=16M,...,coalesce=1M and =2M). */
+    int width = 24;
+    for (int i = 0; i < c->nv; i++)
+        if ((int)strlen(c->v[i].label) > width)
+            width = (int)strlen(c->v[i].label);
+    fprintf(o, "\n%-*s %10s %19s %8s %8s %11s %11s %10s  %s\n", width, "variant", "wall",
+            "min - max", "user", "sys", "storage", "read calls", "peak RSS", "vs baseline (wall)");
     struct summary base = summarize(&c->v[0]);
     int noisy = 0;
     for (int i = 0; i < c->nv; i++) {
         const struct variant *v = &c->v[i];
         struct summary s = summarize(v);
-        char range[48], label[25];
-        snprintf(label, sizeof label, "%s", v->label);
-        if (strlen(v->label) > 24)
-            memcpy(label + 21, "...", 4);
+        char range[48];
         snprintf(range, sizeof range, "%s - %s", human_secs(s.wall_min, b[0], sizeof b[0]),
                  human_secs(s.wall_max, b[1], sizeof b[1]));
-        fprintf(o, "%-24s %10s %19s %8s %8s %11s %11s %10s  ", label,
+        fprintf(o, "%-*s %10s %19s %8s %8s %11s %11s %10s  ", width, v->label,
                 human_secs(s.wall, b[2], sizeof b[2]), range, human_secs(s.user, b[6], sizeof b[6]),
                 human_secs(s.sys, b[7], sizeof b[7]),
                 isnan(s.storage) ? "n/a" : human_bytes(s.storage, b[3], sizeof b[3]),
@@ -1136,6 +1142,9 @@ static void print_table(const struct compare *c, FILE *o)
                "(syscr); peak RSS: ru_maxrss; all over the process tree.\n");
     if (noisy)
         fprintf(o, "  ~ the min-max range overlaps the baseline's: not a clear difference.\n");
+    for (int i = 0; i < c->nv; i++)
+        if (c->v[i].file)
+            fprintf(o, "  %s: policy file %s\n", c->v[i].label, c->v[i].policy_arg);
     for (int i = 0; i < c->nv; i++)
         if (c->v[i].trace) {
             struct summary s = summarize(&c->v[i]);
@@ -1253,6 +1262,11 @@ static void print_json(const struct compare *c, FILE *o, int status)
         fprintf(o, ", \"policy\": ");
         if (v->policy)
             json_str(o, v->policy);
+        else
+            fputs("null", o);
+        fprintf(o, ", \"policy_file\": ");
+        if (v->file)
+            json_str(o, v->policy_arg);
         else
             fputs("null", o);
         fprintf(o, ", \"shim\": %s, \"tracing\": %s, \"identical\": %s,\n     \"median\": {",
@@ -1503,6 +1517,28 @@ static void print_stats(const struct compare *c, FILE *o)
     }
 }
 
+/* No two variants may look the same in the table, the progress lines and
+ * the JSON's names: a name an earlier variant has (two policy files of one
+ * base name, the same -p twice) gets " (2)", " (3)"... The table then gives
+ * each policy file's full path. */
+static void name_variants(struct compare *c)
+{
+    for (int i = 1; i < c->nv; i++) {
+        const char *base = c->v[i].label;
+        for (int n = 2;; n++) {
+            int taken = 0;
+            for (int j = 0; j < i && !taken; j++)
+                taken = !strcmp(c->v[j].label, c->v[i].label);
+            if (!taken)
+                break;
+            size_t len = strlen(base) + 16;
+            char *name = xcalloc(len, 1);
+            snprintf(name, len, "%s (%d)", base, n);
+            c->v[i].label = name;      /* kept for the whole run */
+        }
+    }
+}
+
 static int parse_args(struct compare *c, int argc, char **argv)
 {
     enum { O_COLD = 256, O_HOT, O_DROP, O_EVICT, O_DRY, O_WARMUP, O_NOBASE, O_LOADED, O_JSON,
@@ -1663,8 +1699,11 @@ static int parse_args(struct compare *c, int argc, char **argv)
         struct variant *v = &c->v[c->nv++];
         v->policy = policies[i];
         v->trace = !strcmp(policies[i], "none");
+        v->file = ioh_spec_is_file(policies[i]);
         v->label = v->trace ? "none (tracing)" : policies[i];
-        if (strchr(policies[i], '/')) {
+        if (v->file && strrchr(policies[i], '/'))
+            v->label = strrchr(policies[i], '/') + 1;
+        if (v->file) {
             if (!realpath(policies[i], v->policy_arg)) {
                 fprintf(stderr, "iohint compare: policy file %s: %s\n", policies[i], strerror(errno));
                 free(spec);
@@ -1676,6 +1715,7 @@ static int parse_args(struct compare *c, int argc, char **argv)
         free(spec);
     }
     free(policies);
+    name_variants(c);
     return 0;
 }
 

@@ -45,6 +45,11 @@ CASES=$((CASES + 1))
 # A policy file with a bad line: the message names the file and the value.
 printf 'default sequential\npath /data/* warp=9\n' >"$T/bad.policy"
 usage_error bad_policy_file "bad.policy.*warp" -- -p "$T/bad.policy" -- "${run_cmd[@]}"
+# What a policy file may not say (docs/policies.md): named with file and line.
+printf 'path /data/* none\nclass small coalesce\n' >"$T/noauto.policy"
+usage_error noauto_policy_file "noauto.policy line 2: 'class' rules act only under auto" -- \
+    -p auto -p "$T/noauto.policy" -- "${run_cmd[@]}"
+usage_error prefetch_range "prefetch distance 1 out of range" -- -p prefetch=1 -- "${run_cmd[@]}"
 
 # The command not found is an error (1), not a usage error.
 rc=0
