@@ -315,7 +315,9 @@ static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o)
     }
 }
 
-void ioh_pol_opened(int fd, struct ioh_ofd *o)
+/* at_open: in the program's own open (the one moment sysfs may be read:
+ * learn_device_readahead). */
+static void attach(int fd, struct ioh_ofd *o, int at_open)
 {
     if (!g.active || !o)
         return;
@@ -350,7 +352,7 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
      * reader threads after opening (index_reader) would otherwise never
      * know (sysfs is read only in a process of one thread). */
     if (pf->is_auto && pf->pf_how == IOH_PF_WILLNEED)
-        learn_device_readahead(pf, 1);
+        learn_device_readahead(pf, at_open);
     /* auto decides with the classifier; an explicit `window` follows the
      * window the classifier measures. */
     if (pf->is_auto || (a->flags & IOH_ACT_WINDOW)) {
@@ -377,6 +379,21 @@ void ioh_pol_opened(int fd, struct ioh_ofd *o)
         start_coalescing(pf, o);
     atomic_store(&o->pol, pf);
     ioh_spin_unlock(&pf->owner);
+}
+
+void ioh_pol_opened(int fd, struct ioh_ofd *o)
+{
+    attach(fd, o, 1);
+}
+
+/* Policies apply to a file the program got from its parent (`prog < file`,
+ * a wrapper script's descriptor) from its first use on; before, nothing
+ * did (found by a tester). Such a description is shared with the process
+ * it came from: hints and prefetch apply, reads through it are never
+ * served from blocks (only pread is; coalesce.h). */
+void ioh_pol_discovered(int fd, struct ioh_ofd *o)
+{
+    attach(fd, o, 0);
 }
 
 void ioh_pol_released(struct ioh_ofd *o)

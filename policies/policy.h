@@ -36,6 +36,9 @@ int ioh_pol_wants_paths(void);
 /* A description was opened (open*, fopen, fdopen): attach the policy state
  * for its path, apply open-time hints. May leave o->pol NULL. */
 void ioh_pol_opened(int fd, struct ioh_ofd *o);
+/* The same for a description first met in use (an inherited stdin: `prog <
+ * file`; the fdtab's discover hook): no file is opened meanwhile (sysfs). */
+void ioh_pol_discovered(int fd, struct ioh_ofd *o);
 
 /* The description's last reference is gone: free its policy state. */
 void ioh_pol_released(struct ioh_ofd *o);

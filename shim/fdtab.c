@@ -46,6 +46,7 @@ IOH_STARTUP_DATA static struct {
     _Atomic uint32_t next_file_id;                 /* trace file ids, from 1 */
     uint32_t fork_held;                            /* prepare took the lock */
     void (*release_hook)(struct ioh_ofd *o);       /* set once at init */
+    void (*discover_hook)(int fd, struct ioh_ofd *o);   /* likewise */
     int no_paths;                                  /* set once at init */
     struct ioh_ofd *_Atomic retired;               /* released by their last
                                                       lazy read, to pool */
@@ -54,6 +55,11 @@ IOH_STARTUP_DATA static struct {
 void ioh_fdtab_set_release_hook(void (*fn)(struct ioh_ofd *o))
 {
     g_fd.release_hook = fn;
+}
+
+void ioh_fdtab_set_discover_hook(void (*fn)(int fd, struct ioh_ofd *o))
+{
+    g_fd.discover_hook = fn;
 }
 
 void ioh_fdtab_set_paths(int wanted)
@@ -335,12 +341,16 @@ struct ioh_ofd *ioh__fd_discover(int fd)
     if (!e || !fd_lock())
         return NULL;
     o = atomic_load(&e->ofd);
+    int fresh = 0;
     if (!o) {
         o = ofd_new(fd, IOH_OFD_INHERITED);
         if (o)
             entry_set(e, o);
+        fresh = o != NULL;
     }
     fd_unlock();
+    if (fresh && g_fd.discover_hook)
+        g_fd.discover_hook(fd, o);
     return o;
 }
 

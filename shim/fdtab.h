@@ -337,6 +337,10 @@ void ioh_fdtab_fork_child(void);
 /* Called (under the table's lock) when a description loses its last
  * descriptor: the policies free their state. */
 void ioh_fdtab_set_release_hook(void (*fn)(struct ioh_ofd *o));
+/* Called with a description the program had before the shim saw it (an
+ * inherited stdin, a descriptor opened where no wrapper sees it), when it
+ * is first met, outside the table's lock. Set once at init. */
+void ioh_fdtab_set_discover_hook(void (*fn)(int fd, struct ioh_ofd *o));
 
 /* Whether descriptions get their path (from /proc/self/fd; set once at init).
  * Only the trace, LTTng and a policy's `path` rules use it, and its

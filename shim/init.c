@@ -130,8 +130,10 @@ static void init(void)
         ioh_callsite_init();
         int lttng = ioh_lttng_init();
         int policies = ioh_pol_init();
-        if (policies)
+        if (policies) {
             ioh_fdtab_set_release_hook(ioh_pol_released);
+            ioh_fdtab_set_discover_hook(ioh_pol_discovered);
+        }
         ioh_fdtab_set_paths(ioh_trace_enabled() || lttng || ioh_pol_wants_paths());
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         /* Tracing off and no policy: keep no state, pass everything through. */

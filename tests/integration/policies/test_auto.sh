@@ -54,6 +54,21 @@ grep -Eq 'auto decisions [1-9]' "$T/stream.stats" ||
     { show "$T/stream.stats"; fail "stream: auto took no decision on a sequential stream"; }
 CASES=$((CASES + 4))
 
+# A file the program got from its parent (`prog < file`) is under the policy
+# from its first read on (before, no policy applied to it at all: found by a
+# tester): a hint, auto's decisions; the output as without the shim.
+cat <"$T/stream.bin" | cksum >"$T/stdin.want"
+for policy in sequential auto; do
+    LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=$policy IOHINT_STATS=1 \
+        cat <"$T/stream.bin" 2>"$T/stdin.stats" | cksum >"$T/stdin.out"
+    cmp -s "$T/stdin.want" "$T/stdin.out" || fail "stdin under $policy: output differs"
+    grep -q '1 files under a policy' "$T/stdin.stats" ||
+        { show "$T/stdin.stats"; fail "stdin under $policy: the inherited descriptor got no policy"; }
+    CASES=$((CASES + 2))
+done
+grep -Eq 'auto decisions [1-9]' "$T/stdin.stats" ||
+    { show "$T/stdin.stats"; fail "stdin under auto: no decision on an inherited descriptor"; }
+
 # keep-hints leaves the program's RANDOM in force, and the stream settles as
 # under plain auto: one decision, then the quiet lane (it took a decision
 # every 64 reads and never settled: every decision compared the flags in
