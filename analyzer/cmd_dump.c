@@ -192,7 +192,7 @@ static void print_header(FILE *o, const struct ioh_reader *r)
         fprintf(o, "# finished after %.6f s\n",
                 (double)(h->end_mono_ns - h->start_mono_ns) / 1e9);
     else
-        fprintf(o, "# not finished (still running, killed, or ended by exec/_exit)\n");
+        fprintf(o, "# not finished (still running, killed, ended by exec, or an exit the shim did not see)\n");
     if (h->flags & IOH_HDR_TRUNCATED)
         fprintf(o, "# TRUNCATED: %s; %" PRIu64 " events were dropped\n",
                 ioh_trace_truncation(h->flags), h->dropped_events);

@@ -769,7 +769,7 @@ static void processes(FILE *o, const struct ioh_analysis *an)
         if (p->ended_by_exec && !p->finished)
             fputs("ended by exec ", o);
         else if (!p->finished)
-            fputs("not finished (_exit, killed or still running) ", o);
+            fputs("not finished (killed, still running, or an exit the shim did not see) ", o);
         if (p->dropped_events)
             fprintf(o, "%" PRIu64 " events dropped ", p->dropped_events);
         if (p->warnings) {

@@ -96,12 +96,13 @@ static void print_process(FILE *o, const struct ioh_analysis *an, const struct i
     }
     if (p->argc == 0)
         put_masked(o, p->exe, &w, 60);
-    /* Only what the trace knows: a successful exec is in it; an _exit is
-     * not (no destructor ran to mark the trace finished), so it cannot be
-     * told from a kill. */
+    /* Only what the trace knows: a successful exec is in it; an exit the
+     * shim did not see (a raw exit_group, libc's own _exit in a
+     * posix_spawn child) is not, so it cannot be told from a kill. (_exit
+     * and _Exit finish the trace as exit does.) */
     const char *ended = p->finished        ? ""
                         : p->ended_by_exec ? ", ended by exec"
-                                           : ", not finished (_exit, killed or still running)";
+                                           : ", not finished (killed, still running, or an exit the shim did not see)";
     fprintf(o, "%*s  %s, %s read%s, %s%s%s\n", w < 40 ? 40 - w : 0, "",
             secs(b1, sizeof b1, p->end_ns - p->start_ns), num(b2, sizeof b2, p->reads),
             plural(p->reads), bytes(b3, sizeof b3, p->bytes), ended,

@@ -80,8 +80,14 @@ static void fork_parent(void)
     ioh_fdtab_fork_parent();
 }
 
+/* The process whose state this memory is: a child made with CLONE_VM and
+ * no atfork handlers (posix_spawn's, a raw clone) shares it, and must not
+ * finish the parent's trace or print its statistics (ioh_finish_early). */
+IOH_STARTUP_DATA static int32_t g_owner_pid;
+
 static void fork_child(void)
 {
+    g_owner_pid = (int32_t)ioh_raw_getpid();
     ioh_tls.tid = 0;
     ioh_tls.pid = 0;
     ioh_hidden_fork_child();      /* before any handler below closes one */
@@ -120,6 +126,7 @@ static void init(void)
     ioh_real_ensure();
     ioh_log_init();
     ioh_options_load();
+    g_owner_pid = (int32_t)ioh_raw_getpid();
     int mode = IOH_MODE_ACTIVE;
     if (ioh_opt_int(IOH_OPT_DISABLE) || !anything_asked()) {
         mode = IOH_MODE_OFF;
@@ -160,6 +167,16 @@ int ioh__init_slow(void)
      * through; the descriptors it creates are discovered later. */
     int m = atomic_load_explicit(&ioh_mode, memory_order_acquire);
     return m >= IOH_MODE_OFF ? m : IOH_MODE_OFF;
+}
+
+void ioh_finish_early(void)
+{
+    if (ioh_tls.internal || atomic_load(&ioh_mode) != IOH_MODE_ACTIVE ||
+        g_owner_pid != (int32_t)ioh_raw_getpid())
+        return;
+    atomic_store(&ioh_mode, IOH_MODE_FINISHED);
+    ioh_pol_finish();
+    ioh_trace_finish();
 }
 
 void ioh_stop_for_sandbox(void)

@@ -2934,6 +2934,29 @@ IOH_EXPORT int setns(int fd, int nstype)
 }
 
 /* ------------------------------------------------------------------------ */
+/* _exit: no destructor runs                                                 */
+
+/* As glibc's: exit_group, then exit should it ever return. */
+static __attribute__((noreturn)) void exit_now(int status)
+{
+    ioh_finish_early();
+    for (;;) {
+        ioh_raw1(SYS_exit_group, status);
+        ioh_raw1(SYS_exit, status);
+    }
+}
+
+IOH_EXPORT __attribute__((noreturn)) void _exit(int status)
+{
+    exit_now(status);
+}
+
+IOH_EXPORT __attribute__((noreturn)) void _Exit(int status)
+{
+    exit_now(status);
+}
+
+/* ------------------------------------------------------------------------ */
 /* seccomp: the program restricts its own system calls                       */
 
 /* Whether a prctl or seccomp(2) call puts a filter (or strict mode) in

@@ -125,6 +125,12 @@ static inline int ioh_mode_settled(int m)
  * the kernel, and pass everything through from then on. One warning. */
 void ioh_stop_for_sandbox(void);
 
+/* _exit (and _Exit): the destructor will not run. Print the statistics and
+ * finish the trace as it would (a Python multiprocessing worker ends with
+ * os._exit: its statistics were lost and its trace looked cut short, found
+ * by a tester); not in a child that shares our memory (CLONE_VM). */
+void ioh_finish_early(void);
+
 /* Make sure ioh_init has run; returns the mode now in force. Cheap when done. */
 int ioh__init_slow(void);
 static inline int ioh_ensure_init(void)

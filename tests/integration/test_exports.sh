@@ -8,9 +8,9 @@ source "$(dirname "$0")/lib.sh"
 
 # The wrapped names, sorted. Adding a wrapper means adding it here.
 expected="
-_Fork _IO_getc __fgets_chk __fgets_unlocked_chk __fread_chk __fread_unlocked_chk
+_Exit _Fork _IO_getc __fgets_chk __fgets_unlocked_chk __fread_chk __fread_unlocked_chk
 __getdelim __isoc99_fscanf __isoc99_scanf __isoc99_vfscanf __open64_2 __open_2
-__openat64_2 __openat_2 __pread64_chk __pread_chk __read_chk __uflow __underflow close
+__openat64_2 __openat_2 __pread64_chk __pread_chk __read_chk __uflow __underflow _exit close
 clone close_range closefrom copy_file_range creat creat64 dup dup2 dup3 execl execle execlp
 execv execve execveat execvp execvpe fallocate fallocate64 fclose fcntl fcntl64 fdopen fexecve
 fgetc fgetc_unlocked fgets fgets_unlocked flock fopen fopen64 fork fread fread_unlocked
