@@ -5,6 +5,7 @@
 #include "analysis.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -932,6 +933,15 @@ static struct ioh__file_state *file_state(struct ioh_analysis *an, struct ioh_an
     return fs;
 }
 
+/* The stream's model state, made at its first run or hint; NULL if out of
+ * memory (the models then miss the stream). */
+static struct ioh__model_stream *model_stream(struct ioh__stream_state *ss)
+{
+    if (!ss->ms)
+        ss->ms = calloc(1, sizeof *ss->ms);
+    return ss->ms;
+}
+
 /* One run of stream `stream`: n consecutive reads covering [off, end). */
 static void run_replay(struct ioh_analysis *an, struct ioh__file_state *fs, uint32_t stream,
                        uint64_t off, uint64_t end, uint64_t n)
@@ -945,11 +955,9 @@ static void run_replay(struct ioh_analysis *an, struct ioh__file_state *fs, uint
     fs->fp_units += ioh_bits_set(&fs->fp, 0, ioh_bits_lo_unit(&fs->fp, off),
                                  ioh_bits_hi_unit(&fs->fp, end));
 
-    struct ioh__stream_state *ss = an->streams[stream].state;
-    if (!ss->ms)
-        ss->ms = calloc(1, sizeof *ss->ms);
-    if (ss->ms)
-        ioh__models_run(&fs->models, ss->ms, off, end, n);
+    struct ioh__model_stream *ms = model_stream(an->streams[stream].state);
+    if (ms)
+        ioh__models_run(&fs->models, ms, off, end, n);
 }
 
 /* Replay the runs kept back, in order. */
@@ -1541,7 +1549,7 @@ static void other_read(struct ioh_an_stream *s, struct ioh_an_file *f, const str
         f->m.errors++;
         s->m.errors++;
     }
-    if (f->state) {
+    if (f->state && f->m.reads) {
         struct ioh_cls_event ce = {e->t, e->off, e->len, e->ret};
         cls_flush(f->state);
         ioh_cls_phases_feed(&f->state->ph, &ce);
@@ -1549,6 +1557,44 @@ static void other_read(struct ioh_an_stream *s, struct ioh_an_file *f, const str
         if (s->state->cls)
             ioh_cls_feed(s->state->cls, &ce);
     }
+}
+
+/* The program's own posix_fadvise, or its readahead(2) (the kernel's
+ * WILLNEED), through stream s: the policy models take it in between the
+ * reads before it and those after, so the runs kept back and the open one
+ * are replayed first and the next read starts a run (the pending repeats
+ * are added first: they extend the open run). A call that failed changed
+ * nothing. */
+static void program_advice(struct ioh_analysis *an, struct ioh_an_stream *s,
+                           const struct ioh_event *e)
+{
+    const int advice = e->op == IOH_OP_READAHEAD ? POSIX_FADV_WILLNEED : (int)e->aux;
+    const bool pattern = advice == POSIX_FADV_NORMAL || advice == POSIX_FADV_RANDOM ||
+                         advice == POSIX_FADV_SEQUENTIAL;
+    if (e->ret != 0 || (!pattern && advice != POSIX_FADV_WILLNEED &&
+                        advice != POSIX_FADV_DONTNEED))
+        return;                 /* NOREUSE: the models have no eviction */
+    struct ioh__model_stream *ms = model_stream(s->state);
+    if (!ms || (pattern && ms->advice == advice))
+        return;                 /* the pattern hint in force already */
+    struct ioh_an_file *f = &an->files[s->file];
+    struct ioh__file_state *fs = f->state;
+    if (fs) {
+        if (fs->pend_n)
+            rep_flush(an, f, fs);
+        if (fs->step_n)
+            step_flush(an, f, fs);
+        fs->rep_ok = false;
+        fs->step_ok = false;
+        run_flush(an, fs);
+    } else if (advice == POSIX_FADV_WILLNEED) {
+        /* Before the file's first read (a WILLNEED at open): its models
+         * start now, with the pages fetched. */
+        fs = file_state(an, f);
+    }
+    ioh__models_stream_advise(ms, advice);
+    if (fs)
+        ioh__models_advise(&fs->models, advice, e->off > 0 ? (uint64_t)e->off : 0, e->len);
 }
 
 static void stream_close(struct ioh_analysis *an, struct ioh_an_stream *s, uint64_t t)
@@ -1727,6 +1773,8 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
         s = stream_of(an, ps, e->file);
         if (s && e->op == IOH_OP_FADVISE && e->aux < 32)
             an->files[s->file].advice_mask |= 1u << e->aux;
+        if (s && (e->op == IOH_OP_FADVISE || e->op == IOH_OP_READAHEAD))
+            program_advice(an, s, e);
         if (s && e->op == IOH_OP_POLICY)
             policy_action(&an->files[s->file].applied, e);
         return;
@@ -1958,6 +2006,9 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
     ioh__models_effects(&fs->models, f->size > 0 ? (uint64_t)f->size : 0, f->footprint,
                         f->effects);
     f->model_sample = ioh__models_sampled(&fs->models);
+    f->advised_random_reads = fs->models.random_reads;
+    f->advised_sequential_reads = fs->models.sequential_reads;
+    f->advised_fetched = fs->models.advised_fetched[IOH_AN_M_DEFAULT];
     ioh__recommend(&an->params, f);
 }
 
@@ -2059,8 +2110,10 @@ int ioh_analysis_finish(struct ioh_analysis *an)
     for (uint32_t i = 0; i < an->nfiles; i++)
         if (an->files[i].state && an->files[i].state->step_n)
             step_flush(an, &an->files[i], an->files[i].state);
+    /* A file with models but no read (a WILLNEED, then mmap or nothing)
+     * is reported as any file never read. */
     for (uint32_t i = 0; i < an->nfiles; i++)
-        if (an->files[i].state)
+        if (an->files[i].state && an->files[i].m.reads)
             finish_file(an, &an->files[i]);
     for (uint32_t i = 0; i < an->nstreams; i++)
         if (an->streams[i].state)

@@ -171,7 +171,8 @@ struct ioh_an_effect {
 
 /* Policy models, one per candidate; the order is stable (JSON, tests). */
 enum ioh_an_model {
-    IOH_AN_M_DEFAULT = 0,       /* as is: kernel read-ahead up to params.ra_bytes */
+    IOH_AN_M_DEFAULT = 0,       /* as is: kernel read-ahead up to params.ra_bytes, or
+                                   what the program's own hint made of it */
     IOH_AN_M_SEQUENTIAL,        /* FADV_SEQUENTIAL: read-ahead up to 2 x ra_bytes */
     IOH_AN_M_RANDOM,            /* FADV_RANDOM: no read-ahead */
     IOH_AN_M_NOREUSE,           /* default read-ahead, pages dropped once read */
@@ -198,7 +199,10 @@ struct ioh_an_recommendation {
     uint64_t window;            /* sliding window size, 0 if none */
     uint64_t coalesce;          /* coalescing block size, 0 if none */
     enum ioh_an_model model;    /* the candidate chosen */
-    struct ioh_an_effect baseline;   /* the default model: what happened as is */
+    enum ioh_an_hint overrides; /* the program's own hint the policy's hint vetoes
+                                   (RANDOM or SEQUENTIAL), NONE */
+    struct ioh_an_effect baseline;   /* the `none` model: what happened as is (the
+                                        program's own hints included) */
     struct ioh_an_effect predicted;  /* the chosen policy's model */
     int64_t  requests_saved;    /* baseline.requests - predicted.requests */
     int64_t  syscalls_saved;    /* baseline.syscalls - predicted.syscalls */
@@ -229,6 +233,10 @@ struct ioh_an_file {
     uint64_t mmaps;             /* mmap calls on it (page faults are not traced) */
     uint64_t mapped_bytes;
     uint32_t advice_mask;       /* 1 << POSIX_FADV_* the programs themselves gave */
+    uint64_t advised_random_reads;      /* reads made while the program's own FADV_RANDOM
+                                           held on their stream (no read-ahead as is) ... */
+    uint64_t advised_sequential_reads;  /* ... its own FADV_SEQUENTIAL (read-ahead doubled) */
+    uint64_t advised_fetched;   /* bytes its own WILLNEEDs and readahead(2) fetched as is */
 
     /* What a policy did to this file (traces made with iohint run -p): the
      * trace's `policy` events (aux = enum ioh_pol_act, policies/policy.h) and

@@ -2,6 +2,7 @@
  * and docs/analyze.md ("Policy models"). */
 #include "recommend.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -776,6 +777,12 @@ void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_
 {
     m->total_reads += n;
     m->epoch_reads += n;
+    if (__builtin_expect(s->advice != POSIX_FADV_NORMAL, 0)) {
+        if (s->advice == POSIX_FADV_RANDOM)
+            m->random_reads += n;
+        else
+            m->sequential_reads += n;
+    }
     if (sampled_out(m, off))
         return;
     m->sampled_reads += n;
@@ -792,6 +799,57 @@ void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_
         return;
     }
     models_replay(m, s, off, end, n);
+}
+
+void ioh__models_stream_advise(struct ioh__model_stream *s, int advice)
+{
+    if (advice == POSIX_FADV_NORMAL || advice == POSIX_FADV_RANDOM ||
+        advice == POSIX_FADV_SEQUENTIAL)
+        s->advice = (uint8_t)advice;
+}
+
+void ioh__models_advise(struct ioh__models *m, int advice, uint64_t off, uint64_t len)
+{
+    if (advice != POSIX_FADV_WILLNEED && advice != POSIX_FADV_DONTNEED)
+        return;
+    /* The range as the kernel takes it (mm/fadvise.c): len 0, or one that
+     * runs past the largest offset, reaches the end of the file; clipped at
+     * the file's size as known now. */
+    struct ioh_bitgroup *g = &m->bits;
+    const uint64_t lim = page_ceil(m->limit) * PG;
+    const uint64_t end = len == 0 || off + len < off || off + len > lim ? lim : off + len;
+    if (advice == POSIX_FADV_WILLNEED) {
+        /* Every page the range touches, read in the kernel's 2 MiB requests
+         * in the background (force_page_cache_ra); pages cached already are
+         * skipped. Not in the WILLNEED model's slot, which holds the pages
+         * used. */
+        const uint64_t plo = off / PG, phi = page_ceil(end);
+        if (plo >= phi)
+            return;
+        for (uint32_t k = 0; k < IOH_AN_MODELS; k++) {
+            if (k == USED)
+                continue;
+            uint64_t added = ioh_bits_set(g, k, ioh_bits_lo_unit(g, plo * PG),
+                                          ioh_bits_hi_unit(g, phi * PG)) << g->shift;
+            if (added > (phi - plo) * PG)
+                added = (phi - plo) * PG;
+            m->advised_fetched[k] += added;
+            m->advised_requests[k] += (added + WILLNEED_CHUNK - 1) / WILLNEED_CHUNK;
+        }
+        return;
+    }
+    /* DONTNEED drops the pages wholly inside the range (the first and the
+     * last page a partial range touches stay), at bitmap unit granularity. */
+    const uint64_t lo = ioh_bits_hi_unit(g, page_ceil(off) * PG);
+    const uint64_t hi = ioh_bits_lo_unit(g, end == lim ? lim : end / PG * PG);
+    if (lo >= hi)
+        return;
+    for (uint32_t k = 0; k < IOH_AN_MODELS; k++)
+        if (k != USED)
+            ioh_bits_clear(g, k, lo, hi);
+    /* The window models' words known full may not be any more. */
+    if (m->full)
+        memset(m->full, 0, 2 * sizeof *m->full);
 }
 
 void ioh__models_prefetch(const struct ioh__models *m, uint64_t off)
@@ -814,6 +872,18 @@ void ioh__models_prefetch(const struct ioh__models *m, uint64_t off)
     }
 }
 
+/* The read-ahead maximum (pages) on stream s of the models whose policy
+ * gives no pattern hint of its own: what the program's own last hint left
+ * of the default ra. */
+static inline uint64_t program_ra(const struct ioh__model_stream *s, uint64_t ra)
+{
+    switch (s->advice) {
+    case POSIX_FADV_RANDOM: return 0;
+    case POSIX_FADV_SEQUENTIAL: return 2 * ra;
+    default: return ra;
+    }
+}
+
 static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
                           uint64_t end, uint64_t n)
 {
@@ -821,7 +891,10 @@ static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, ui
         m->limit = end;
         ioh_bits_reserve(&m->bits, end);
     }
-    uint64_t ra = m->p->ra_bytes / PG;
+    /* ra: the default read-ahead, which the policies that give SEQUENTIAL
+     * (2 x ra) or RANDOM (none) replace whatever the program said; pra: the
+     * program's, for `none` and the policies that leave its hints alone. */
+    const uint64_t ra = m->p->ra_bytes / PG, pra = program_ra(s, ra);
     struct ioh_bitgroup *g = &m->bits;
     if (n == 1) {
         /* A run of one read, the common case of any non-sequential file:
@@ -835,40 +908,40 @@ static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, ui
             g->w[(size_t)(gm.wp - g->w) + USED] |= gm.mask;
         else
             ioh_bits_set(g, USED, ioh_bits_lo_unit(g, off), ioh_bits_hi_unit(g, end));
-        k_read1(m, IOH_AN_M_DEFAULT, &s->ra[IOH_AN_M_DEFAULT], ra, false, off, end, &gm,
+        k_read1(m, IOH_AN_M_DEFAULT, &s->ra[IOH_AN_M_DEFAULT], pra, false, off, end, &gm,
                 &m->c[IOH_AN_M_DEFAULT]);
         k_read1(m, IOH_AN_M_SEQUENTIAL, &s->ra[IOH_AN_M_SEQUENTIAL], 2 * ra, false, off, end, &gm,
                 &m->c[IOH_AN_M_SEQUENTIAL]);
         k_read1(m, IOH_AN_M_RANDOM, &s->ra[IOH_AN_M_RANDOM], 0, false, off, end, &gm,
                 &m->c[IOH_AN_M_RANDOM]);
-        k_read1(m, IOH_AN_M_NOREUSE, &s->ra[IOH_AN_M_NOREUSE], ra, true, off, end, &gm,
+        k_read1(m, IOH_AN_M_NOREUSE, &s->ra[IOH_AN_M_NOREUSE], pra, true, off, end, &gm,
                 &m->c[IOH_AN_M_NOREUSE]);
         p_one(m, IOH_AN_M_PREFETCH_2M, s, 0, 2 * ra, off, end, &gm);
         p_one(m, IOH_AN_M_PREFETCH_16M, s, 1, 2 * ra, off, end, &gm);
-        w_one(m, IOH_AN_M_WINDOW_4M, s, 0, ra, off, end, &gm);
-        w_one(m, IOH_AN_M_WINDOW_32M, s, 1, ra, off, end, &gm);
+        w_one(m, IOH_AN_M_WINDOW_4M, s, 0, pra, off, end, &gm);
+        w_one(m, IOH_AN_M_WINDOW_32M, s, 1, pra, off, end, &gm);
         m->started = true;
-        c_one(m, IOH_AN_M_COALESCE_64K, s, 0, ra, off, end, &gm);
-        c_one(m, IOH_AN_M_COALESCE_512K, s, 1, ra, off, end, &gm);
+        c_one(m, IOH_AN_M_COALESCE_64K, s, 0, pra, off, end, &gm);
+        c_one(m, IOH_AN_M_COALESCE_512K, s, 1, pra, off, end, &gm);
         return;
     } else {
         ioh_bits_set(g, USED, ioh_bits_lo_unit(g, off), ioh_bits_hi_unit(g, end));
-        k_run(m, IOH_AN_M_DEFAULT, &s->ra[IOH_AN_M_DEFAULT], ra, false, off, end, n,
+        k_run(m, IOH_AN_M_DEFAULT, &s->ra[IOH_AN_M_DEFAULT], pra, false, off, end, n,
               &m->c[IOH_AN_M_DEFAULT]);
         k_run(m, IOH_AN_M_SEQUENTIAL, &s->ra[IOH_AN_M_SEQUENTIAL], 2 * ra, false, off, end, n,
               &m->c[IOH_AN_M_SEQUENTIAL]);
         k_run(m, IOH_AN_M_RANDOM, &s->ra[IOH_AN_M_RANDOM], 0, false, off, end, n,
               &m->c[IOH_AN_M_RANDOM]);
-        k_run(m, IOH_AN_M_NOREUSE, &s->ra[IOH_AN_M_NOREUSE], ra, true, off, end, n,
+        k_run(m, IOH_AN_M_NOREUSE, &s->ra[IOH_AN_M_NOREUSE], pra, true, off, end, n,
               &m->c[IOH_AN_M_NOREUSE]);
     }
     p_run(m, IOH_AN_M_PREFETCH_2M, s, 0, 2 * ra, off, end, n);
     p_run(m, IOH_AN_M_PREFETCH_16M, s, 1, 2 * ra, off, end, n);
-    w_run(m, IOH_AN_M_WINDOW_4M, s, 0, ra, off, end, n);
-    w_run(m, IOH_AN_M_WINDOW_32M, s, 1, ra, off, end, n);
+    w_run(m, IOH_AN_M_WINDOW_4M, s, 0, pra, off, end, n);
+    w_run(m, IOH_AN_M_WINDOW_32M, s, 1, pra, off, end, n);
     m->started = true;
-    c_run(m, IOH_AN_M_COALESCE_64K, s, 0, ra, off, end, n);
-    c_run(m, IOH_AN_M_COALESCE_512K, s, 1, ra, off, end, n);
+    c_run(m, IOH_AN_M_COALESCE_64K, s, 0, pra, off, end, n);
+    c_run(m, IOH_AN_M_COALESCE_512K, s, 1, pra, off, end, n);
 }
 
 static void cost(const struct ioh_an_params *p, struct ioh_an_effect *e)
@@ -914,6 +987,9 @@ void ioh__models_effects(struct ioh__models *m, uint64_t file_size, uint64_t foo
         if (sampled && m->raw_fetched[k] > 0)
             u *= m->acc[k][4] / m->raw_fetched[k];   /* the sample's share of waste */
         e->unused = rnd(u);
+        /* The program's own WILLNEEDs, under every policy. */
+        e->requests += m->advised_requests[k];
+        e->fetched += m->advised_fetched[k];
         if (e->unused > e->fetched)
             e->unused = e->fetched;
         cost(m->p, e);
@@ -974,24 +1050,90 @@ static void say(struct ioh_an_recommendation *r, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The program's own pattern hint behind the `none` model: RANDOM or
+ * SEQUENTIAL if it held for any of the file's reads (the one that held for
+ * more), else NONE. */
+static enum ioh_an_hint program_hint(const struct ioh_an_file *f)
+{
+    if (!f->advised_random_reads && !f->advised_sequential_reads)
+        return IOH_AN_HINT_NONE;
+    return f->advised_random_reads >= f->advised_sequential_reads ? IOH_AN_HINT_RANDOM
+                                                                  : IOH_AN_HINT_SEQUENTIAL;
+}
+
+/* " for N of M reads" when the program's hint h (RANDOM or SEQUENTIAL) held
+ * for only some of the file's reads (another stream, or reads before it),
+ * else "". */
+static void held_for(char *buf, size_t len, const struct ioh_an_file *f, enum ioh_an_hint h)
+{
+    uint64_t n = h == IOH_AN_HINT_RANDOM ? f->advised_random_reads
+                 : h == IOH_AN_HINT_SEQUENTIAL ? f->advised_sequential_reads
+                                               : f->m.reads;
+    if (n < f->m.reads)
+        snprintf(buf, len, " for %" PRIu64 " of %" PRIu64 " reads", n, f->m.reads);
+    else
+        buf[0] = '\0';
+}
+
+/* Add the program's own hint own (not NONE) to the reason r has: before it,
+ * what the hint did as is and that the policy overrides it; or after it,
+ * that the hint stays in force (the policy's prediction assumes it). */
+static void own_hint_reason(const struct ioh_an_file *f, struct ioh_an_recommendation *r,
+                            enum ioh_an_hint own)
+{
+    char rest[sizeof r->reason], part[64];
+    snprintf(rest, sizeof rest, "%s", r->reason);
+    held_for(part, sizeof part, f, r->overrides != IOH_AN_HINT_NONE ? r->overrides : own);
+    if (r->overrides == IOH_AN_HINT_RANDOM)
+        say(r, "the program's own RANDOM hint turned read-ahead off%s; the policy's SEQUENTIAL "
+               "overrides it: %s", part, rest);
+    else if (r->overrides == IOH_AN_HINT_SEQUENTIAL)
+        say(r, "the program's own SEQUENTIAL hint doubled read-ahead%s; the policy's RANDOM "
+               "overrides it: %s", part, rest);
+    else if (own == IOH_AN_HINT_RANDOM)
+        say(r, "%s; the program's own RANDOM hint (no read-ahead%s) stays in force: this policy "
+               "gives no hint of its own", rest, part);
+    else
+        say(r, "%s; the program's own SEQUENTIAL hint (read-ahead doubled%s) stays in force: "
+               "this policy gives no hint of its own", rest, part);
+}
+
 static void reason(const struct ioh_an_file *f, struct ioh_an_recommendation *r)
 {
     const struct ioh_an_effect *b = &r->baseline, *e = &r->predicted;
-    char s1[32], s2[32], s3[32];
+    const enum ioh_an_hint own = program_hint(f);
+    char s1[32], s2[32], s3[32], part[64];
     switch (r->model) {
     case IOH_AN_M_DEFAULT:
+        /* As is: what the program's own hint, if any, made of read-ahead. */
+        held_for(part, sizeof part, f, own);
         if (b->reads == 0)
             say(r, "no reads to replay");
+        else if (own == IOH_AN_HINT_RANDOM && b->hit_rate >= 0.95)
+            say(r, "%.1f%% of reads find their pages cached, though the program's own RANDOM "
+                   "hint turned read-ahead off%s", 100 * b->hit_rate, part);
+        else if (own == IOH_AN_HINT_RANDOM)
+            say(r, "no candidate policy cuts the estimated time by 10%%: the program's own "
+                   "RANDOM hint (no read-ahead%s) suits these reads", part);
+        else if (own == IOH_AN_HINT_SEQUENTIAL && b->hit_rate >= 0.95)
+            say(r, "the read-ahead that the program's own SEQUENTIAL hint doubled%s already "
+                   "serves %.1f%% of reads", part, 100 * b->hit_rate);
+        else if (f->advised_fetched && b->hit_rate >= 0.95)
+            say(r, "the program's own WILLNEED and the kernel's read-ahead already serve "
+                   "%.1f%% of reads", 100 * b->hit_rate);
         else if (b->hit_rate >= 0.95)
             say(r,
                      "the kernel's read-ahead already serves %.1f%% of reads", 100 * b->hit_rate);
         else
             say(r,
                      "no candidate policy cuts the estimated time by 10%%");
-        break;
+        return;
     case IOH_AN_M_SEQUENTIAL:
-        say(r,
-                 "a doubled read-ahead window serves the same reads in fewer, larger requests");
+        if (r->overrides == IOH_AN_HINT_RANDOM && e->misses < b->misses)
+            say(r, "the doubled read-ahead makes %" PRIu64 " of the %" PRIu64
+                   " waiting reads hits", b->misses - e->misses, b->misses);
+        else
+            say(r, "a doubled read-ahead window serves the same reads in fewer, larger requests");
         break;
     case IOH_AN_M_RANDOM:
         ioh__size_text(b->unused, s1, sizeof s1);
@@ -1039,7 +1181,11 @@ static void reason(const struct ioh_an_file *f, struct ioh_an_recommendation *r)
         break;
     default:
         r->reason[0] = '\0';
+        return;
     }
+    /* Nothing to add when the policy gives the program's own hint. */
+    if (r->overrides != IOH_AN_HINT_NONE || (own != IOH_AN_HINT_NONE && own != r->hint))
+        own_hint_reason(f, r, own);
 }
 
 /* The policies made for a class (docs/policies.md, auto's table), used only
@@ -1158,6 +1304,14 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
         break;
     }
     snprintf(r->policy, sizeof r->policy, "%s", g_policy[best]);
+    /* A policy that gives a pattern hint of its own vetoes the program's
+     * contrary one (policies/engine.c, program_hint): seed 004's RANDOM on a
+     * sequential reader, which the `none` model replayed without
+     * read-ahead. */
+    if (r->hint == IOH_AN_HINT_SEQUENTIAL && f->advised_random_reads)
+        r->overrides = IOH_AN_HINT_RANDOM;
+    else if (r->hint == IOH_AN_HINT_RANDOM && f->advised_sequential_reads)
+        r->overrides = IOH_AN_HINT_SEQUENTIAL;
 
     /* Drop-behind for big files read once, when its model shows no read
      * waiting more than as is: it frees the page cache for others. */
@@ -1199,5 +1353,8 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
     } else if (r->noreuse) {
         say(r,
                  "read once and large: dropping pages behind the reads frees the cache at no cost");
+        enum ioh_an_hint own = program_hint(f);
+        if (own != IOH_AN_HINT_NONE)
+            own_hint_reason(f, r, own);
     }
 }

@@ -13,6 +13,14 @@
  * fetched and never used. docs/analyze.md documents each model and its
  * assumptions.
  *
+ * "As is" means as the program ran without a policy, its own posix_fadvise
+ * calls included (ioh__models_stream_advise(), ioh__models_advise()): after
+ * its FADV_RANDOM the `none` model has no read-ahead on that stream, and so
+ * have the models of the policies that give no hint of their own
+ * (`noreuse`, `window`, `coalesce`), under which the program's hint reaches
+ * the kernel; `sequential`, `random` and the look-ahead models (which give
+ * SEQUENTIAL) veto it, as the policy layer does.
+ *
  * State is bounded: per file one group of page bitmaps (struct ioh_bitgroup,
  * capped, adaptive granularity) plus O(1) scalars per model, and per stream
  * O(1) read-ahead, look-ahead and block-cache state. Reads are replayed in
@@ -50,6 +58,8 @@ struct ioh__lru {
 /* Per stream. Zero-initialised is the start state. */
 struct ioh__model_stream {
     struct ioh__ra ra[IOH_AN_MODELS];
+    uint8_t  advice;            /* the program's last POSIX_FADV_NORMAL, _RANDOM or
+                                   _SEQUENTIAL on this stream (0: NORMAL) */
     uint64_t ahead[2];          /* look-ahead models: fetched up to this byte */
     struct ioh__lru lru[2];     /* coalescing models */
 };
@@ -92,6 +102,11 @@ struct ioh__models {
     uint64_t epoch_reads;       /* reads seen in it ... */
     uint64_t epoch_sampled;     /* ... and replayed */
     uint64_t total_reads, sampled_reads;
+    uint64_t random_reads;      /* reads made under the program's own FADV_RANDOM ... */
+    uint64_t sequential_reads;  /* ... and FADV_SEQUENTIAL (all, sampled or not) */
+    /* What the program's own WILLNEEDs fetched, per model: counted once, as
+     * they happened (never scaled by sampling). */
+    uint64_t advised_requests[IOH_AN_MODELS], advised_fetched[IOH_AN_MODELS];
     double   acc[IOH_AN_MODELS][5];  /* scaled hits, misses, requests, syscalls, fetched
                                         of finished periods */
     double   raw_fetched[IOH_AN_MODELS];  /* fetched bytes as replayed (to scale unused) */
@@ -120,6 +135,18 @@ void ioh__models_set_size(struct ioh__models *m, uint64_t size);
  * end > off. */
 void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
                      uint64_t end, uint64_t n);
+
+/* The program's own posix_fadvise(advice) through stream s (only calls
+ * that succeeded), at its place among the runs replayed: RANDOM, SEQUENTIAL
+ * and NORMAL set s's read-ahead in the models whose policy gives no hint of
+ * its own (see above); other advice changes nothing here. */
+void ioh__models_stream_advise(struct ioh__model_stream *s, int advice);
+/* The same call's effect on the file's page cache, of [off, off + len) (len
+ * 0: to the end of the file): WILLNEED (also the program's readahead(2),
+ * which the kernel does as one) fetches the range in every model, DONTNEED
+ * drops its whole pages from every model's cache; other advice changes
+ * nothing here (NOREUSE: the models have no eviction). */
+void ioh__models_advise(struct ioh__models *m, int advice, uint64_t off, uint64_t len);
 
 /* A hint, ahead of ioh__models_run() of a run that starts at off: fetch the
  * bitmap lines its replay will use, unless sampling will skip it. Changes

@@ -301,6 +301,9 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
         if (f->advice_mask & (1u << i))
             s_(w, NULL, adv[i]);
     end_arr(w);
+    u_(w, "advised_random_reads", f->advised_random_reads);
+    u_(w, "advised_sequential_reads", f->advised_sequential_reads);
+    u_(w, "advised_fetched_bytes", f->advised_fetched);
 
     obj(w, "request_sizes");
     arr(w, "histogram");
@@ -441,6 +444,10 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     obj(w, "recommendation");
     s_(w, "policy", r->policy);
     s_(w, "hint", ioh_an_hint_name(r->hint));
+    if (r->overrides != IOH_AN_HINT_NONE)
+        s_(w, "overrides_hint", ioh_an_hint_name(r->overrides));
+    else
+        null_(w, "overrides_hint");
     b_(w, "noreuse", r->noreuse);
     u_(w, "prefetch", r->prefetch);
     u_(w, "window", r->window);

@@ -365,13 +365,33 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
             fprintf(o, ": %.0f%% of reads\n", share(f->sites[r0].reads, f->m.reads));
         }
     }
-    if (f->advice_mask) {
+    if (f->advice_mask || f->advised_fetched) {
         static const char *const adv[] = {"normal", "random", "sequential", "willneed",
                                            "dontneed", "noreuse"};
-        fprintf(o, "  %-11s  the program calls fadvise:", "own hints");
-        for (uint32_t i = 0; i < 6; i++)
-            if (f->advice_mask & (1u << i))
-                fprintf(o, " %s", adv[i]);
+        const char *sep = "";
+        fprintf(o, "  %-11s  ", "own hints");
+        if (f->advice_mask) {
+            fprintf(o, "the program calls fadvise:");
+            for (uint32_t i = 0; i < 6; i++)
+                if (f->advice_mask & (1u << i))
+                    fprintf(o, " %s", adv[i]);
+            sep = "; ";
+        }
+        /* What the models replayed as is (the `none` model). */
+        if (f->advised_random_reads) {
+            fprintf(o, "%sread-ahead off for %s of %s reads", sep,
+                    num(b1, sizeof b1, f->advised_random_reads), num(b2, sizeof b2, f->m.reads));
+            sep = "; ";
+        }
+        if (f->advised_sequential_reads) {
+            fprintf(o, "%sread-ahead doubled for %s of %s reads", sep,
+                    num(b1, sizeof b1, f->advised_sequential_reads),
+                    num(b2, sizeof b2, f->m.reads));
+            sep = "; ";
+        }
+        if (f->advised_fetched)
+            fprintf(o, "%s%s prefetched by its WILLNEED or readahead calls", sep,
+                    bytes(b1, sizeof b1, f->advised_fetched));
         fputc('\n', o);
     }
     if (f->mmaps)

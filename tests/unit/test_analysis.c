@@ -22,6 +22,7 @@
 #include "bitmap.h"
 #include "multireader.h"
 #include "recommend.h"
+#include "report_html.h"
 #include "synth_trace.h"
 
 #define KIB 1024ull
@@ -92,19 +93,49 @@ static struct ioh_synth *open_proc(const char *name, int32_t pid, int32_t ppid, 
 /* A pattern: the i-th read's offset and length. */
 typedef void (*pattern_fn)(uint64_t i, uint64_t *off, uint64_t *len, void *arg);
 
-/* One process reading one file of `size` bytes n times through pattern fn. */
-static void write_one(const char *name, int64_t size, uint64_t n, pattern_fn fn, void *arg)
+/* A call of the program's own, given before read `before`: posix_fadvise
+ * (op IOH_OP_FADVISE, aux = advice) or readahead(2) (IOH_OP_READAHEAD) of
+ * [off, off + len), with the result the trace records (0 or -errno). */
+struct own_hint {
+    uint64_t before;
+    uint16_t op;
+    uint32_t advice;
+    int64_t off;
+    uint64_t len;
+    int64_t ret;
+};
+
+/* One process reading one file of `size` bytes n times through pattern fn,
+ * giving the nh hints h (ordered by `before`) on the way. */
+static void write_hinted(const char *name, int64_t size, uint64_t n, pattern_fn fn, void *arg,
+                         const struct own_hint *h, size_t nh)
 {
     struct ioh_synth *w = open_proc(name, 10, 1, T0);
     uint64_t t = T0 + 100;
     assert_int_equal(ioh_synth_path(w, 1, 1, t, 8, 42, size, "/data/f"), 0);
-    for (uint64_t i = 0; i < n; i++) {
+    size_t hi = 0;
+    for (uint64_t i = 0; i <= n; i++) {
+        for (; hi < nh && h[hi].before == i; hi++) {
+            t += 1000;
+            struct ioh_event e = {.op = h[hi].op, .tid = 1, .fd = 3, .t = t, .off = h[hi].off,
+                                  .len = h[hi].len, .ret = h[hi].ret, .dur = 500, .file = 1,
+                                  .aux = h[hi].advice};
+            assert_int_equal(ioh_synth_event(w, &e), 0);
+        }
+        if (i == n)
+            break;
         uint64_t off, len;
         fn(i, &off, &len, arg);
         t += 1000;
         assert_int_equal(ioh_synth_read(w, 1, t, 1, 3, (int64_t)off, len, (int64_t)len, 500, 0), 0);
     }
     assert_int_equal(ioh_synth_finish(w, t + 1000), 0);
+}
+
+/* One process reading one file of `size` bytes n times through pattern fn. */
+static void write_one(const char *name, int64_t size, uint64_t n, pattern_fn fn, void *arg)
+{
+    write_hinted(name, size, n, fn, arg, NULL, 0);
 }
 
 static struct ioh_analysis *analyze(const char *const *paths, size_t n,
@@ -187,6 +218,15 @@ static void p_hot(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
     (void)i;
     *off = rnd(x) % 32 * 4 * KIB;
     *len = 4 * KIB;
+}
+
+/* The file read twice, front to back, in reads of *arg bytes (n reads in
+ * all). */
+static void p_twice(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
+{
+    uint64_t sz = *(uint64_t *)arg;
+    *off = i % 128 * sz;
+    *len = sz;
 }
 
 static void p_header_body(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
@@ -810,6 +850,274 @@ static void test_readahead_model(void **state)
     ioh__models_free(&m);
 }
 
+/* ---- the program's own hints ------------------------------------------- */
+
+#define FADV(before, advice, off, len) {(before), IOH_OP_FADVISE, (advice), (off), (len), 0}
+
+/* Seed 004: posix_fadvise(RANDOM) at open, then 8 KiB reads front to back
+ * (examples/wrong_hint). As is, the program's hint turned read-ahead off and
+ * every read waits; the `none` model replayed the kernel's default
+ * read-ahead instead, saw 100% hits and recommended nothing (found by a
+ * tester: `compare --cold` measured `-p sequential` 6x faster). */
+static void test_own_random_sequential(void **state)
+{
+    (void)state;
+    uint64_t sz = 8 * KIB;
+    const struct own_hint h[] = {FADV(0, POSIX_FADV_RANDOM, 0, 0)};
+    write_hinted("ownrand.iohtrace", 16 * MIB, 2048, p_seq, &sz, h, 1);
+    struct ioh_analysis *an = analyze1("ownrand.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->cls, IOH_CLS_SEQUENTIAL);
+    assert_int_equal(f->advice_mask, 1u << POSIX_FADV_RANDOM);
+    assert_int_equal(f->advised_random_reads, 2048);
+    assert_int_equal(f->advised_sequential_reads, 0);
+    /* As is: no read-ahead, each read fetches its own two pages; exactly
+     * the `random` model. */
+    const struct ioh_an_effect *d = &f->effects[IOH_AN_M_DEFAULT],
+                               *r = &f->effects[IOH_AN_M_RANDOM];
+    assert_int_equal(d->misses, 2048);
+    assert_int_equal(d->requests, 2048);
+    assert_int_equal(d->hits, r->hits);
+    assert_int_equal(d->fetched, r->fetched);
+    /* The policies that give SEQUENTIAL veto the program's hint; those that
+     * give none keep it. */
+    assert_int_equal(f->effects[IOH_AN_M_SEQUENTIAL].misses, 1);
+    assert_int_equal(f->effects[IOH_AN_M_PREFETCH_2M].misses, 1);
+    assert_int_equal(f->effects[IOH_AN_M_NOREUSE].misses, 2048);
+    /* The recommendation overrides the hint, and says so. */
+    const struct ioh_an_recommendation *rec = &f->rec;
+    assert_true(rec->model == IOH_AN_M_SEQUENTIAL || rec->model == IOH_AN_M_PREFETCH_2M ||
+                rec->model == IOH_AN_M_PREFETCH_16M);
+    assert_int_equal(rec->hint, IOH_AN_HINT_SEQUENTIAL);
+    assert_int_equal(rec->overrides, IOH_AN_HINT_RANDOM);
+    assert_true(rec->speedup > 5);
+    assert_int_equal(rec->baseline.misses, 2048);
+    const char *why = "the program's own RANDOM hint turned read-ahead off; "
+                      "the policy's SEQUENTIAL overrides it: ";
+    if (strncmp(rec->reason, why, strlen(why)) != 0)
+        fail_msg("reason: %s", rec->reason);
+
+    /* The reports say the same. */
+    char *buf = NULL;
+    size_t len = 0;
+    struct ioh_report_opts ro = {.top = 0, .all = false};
+    FILE *o = open_memstream(&buf, &len);
+    assert_int_equal(ioh_report_text(an, &ro, o), 0);
+    fclose(o);
+    assert_non_null(strstr(buf, "own hints    the program calls fadvise: random; "
+                                "read-ahead off for 2,048 of 2,048 reads\n"));
+    assert_non_null(
+        strstr(buf, "  why          the program's own RANDOM hint turned read-ahead off"));
+    assert_null(strstr(buf, "(as is"));
+    free(buf);
+    o = open_memstream(&buf, &len);
+    assert_int_equal(ioh_report_json(an, &ro, o), 0);
+    fclose(o);
+    assert_non_null(strstr(buf, "\"advised_random_reads\": 2048,"));
+    assert_non_null(
+        strstr(buf, "\"hint\": \"sequential\",\n        \"overrides_hint\": \"random\","));
+    assert_non_null(strstr(buf, "\"reason\": \"the program's own RANDOM hint turned read-ahead off"));
+    free(buf);
+    assert_int_equal(ioh_report_html(an, tpath("ownrand.html")), 0);
+    FILE *hf = fopen(tpath("ownrand.html"), "r");
+    assert_non_null(hf);
+    buf = calloc(1, 1 << 20);
+    len = fread(buf, 1, (1 << 20) - 1, hf);
+    fclose(hf);
+    assert_non_null(strstr(buf, "RANDOM hint turned read-ahead off; the policy&#39;s SEQUENTIAL "
+                                "overrides it"));
+    free(buf);
+    unlink(tpath("ownrand.html"));
+    ioh_analysis_free(an);
+}
+
+/* The program's RANDOM is right for random reads: nothing overrides it, and
+ * `random` (what it already does) is no candidate. */
+static void test_own_random_sparse(void **state)
+{
+    (void)state;
+    uint64_t x = 3;
+    const struct own_hint h[] = {FADV(0, POSIX_FADV_RANDOM, 0, 0)};
+    write_hinted("ownsparse.iohtrace", 16 * (int64_t)GIB, 2048, p_sparse, &x, h, 1);
+    struct ioh_analysis *an = analyze1("ownsparse.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->cls, IOH_CLS_SPARSE);
+    assert_int_equal(f->advised_random_reads, 2048);
+    const struct ioh_an_effect *d = &f->effects[IOH_AN_M_DEFAULT],
+                               *r = &f->effects[IOH_AN_M_RANDOM];
+    assert_int_equal(d->misses, r->misses);
+    assert_int_equal(d->requests, r->requests);
+    assert_int_equal(d->fetched, r->fetched);
+    assert_int_equal(f->rec.model, IOH_AN_M_DEFAULT);
+    assert_string_equal(f->rec.policy, "none");
+    assert_int_equal(f->rec.overrides, IOH_AN_HINT_NONE);
+    assert_string_equal(f->rec.reason, "no candidate policy cuts the estimated time by 10%: the "
+                                       "program's own RANDOM hint (no read-ahead) suits these reads");
+    ioh_analysis_free(an);
+}
+
+/* Without a hint of the program's, or with one that changes no model
+ * (NORMAL; NOREUSE: no eviction is modelled) or that failed, everything is
+ * as before hints were replayed. */
+static void test_own_hint_none(void **state)
+{
+    (void)state;
+    uint64_t sz = 8 * KIB;
+    write_one("ownnone.iohtrace", 16 * MIB, 2048, p_seq, &sz);
+    struct ioh_analysis *an = analyze1("ownnone.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->advised_random_reads + f->advised_sequential_reads, 0);
+    assert_int_equal(f->effects[IOH_AN_M_DEFAULT].misses, 1);
+    assert_int_equal(f->rec.overrides, IOH_AN_HINT_NONE);
+    /* What the analyzer said before it replayed the program's hints. */
+    assert_string_equal(f->rec.policy, "none");
+    assert_string_equal(f->rec.reason, "the kernel's read-ahead already serves 100.0% of reads");
+
+    const struct own_hint h[] = {
+        FADV(0, POSIX_FADV_NORMAL, 0, 0),
+        FADV(0, POSIX_FADV_NOREUSE, 0, 0),
+        {700, IOH_OP_FADVISE, POSIX_FADV_RANDOM, 0, 0, -ESPIPE},
+        FADV(1000, POSIX_FADV_NORMAL, 0, 0),
+    };
+    write_hinted("ownnormal.iohtrace", 16 * MIB, 2048, p_seq, &sz, h, 4);
+    struct ioh_analysis *an2 = analyze1("ownnormal.iohtrace");
+    const struct ioh_an_file *g = ioh_analysis_file_ranked(an2, 0);
+    assert_int_equal(g->advised_random_reads + g->advised_sequential_reads, 0);
+    for (uint32_t k = 0; k < IOH_AN_MODELS; k++)
+        if (memcmp(&f->effects[k], &g->effects[k], sizeof f->effects[k]) != 0)
+            fail_msg("model %s differs", ioh_an_model_policy((enum ioh_an_model)k));
+    assert_string_equal(g->rec.policy, f->rec.policy);
+    assert_string_equal(g->rec.reason, f->rec.reason);
+    ioh_analysis_free(an2);
+    ioh_analysis_free(an);
+}
+
+/* A hint takes effect from its place among the reads, on its stream: RANDOM
+ * half-way through, NORMAL again a quarter later. */
+static void test_own_hint_midway(void **state)
+{
+    (void)state;
+    uint64_t sz = 8 * KIB;
+    const struct own_hint h[] = {FADV(1024, POSIX_FADV_RANDOM, 0, 0),
+                                 FADV(1536, POSIX_FADV_NORMAL, 0, 0)};
+    write_hinted("ownmid.iohtrace", 16 * MIB, 2048, p_seq, &sz, h, 2);
+    struct ioh_analysis *an = analyze1("ownmid.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->advised_random_reads, 512);
+    /* The first read; the reads under RANDOM past what read-ahead had
+     * fetched before it (a window of 128 KiB and part of the next: 16 to 32
+     * reads); the first read after NORMAL, which starts a window again. */
+    const struct ioh_an_effect *d = &f->effects[IOH_AN_M_DEFAULT];
+    assert_in_range(d->misses, 1 + (512 - 32) + 1, 1 + (512 - 16) + 1);
+    assert_int_equal(f->rec.overrides, IOH_AN_HINT_RANDOM);
+    assert_non_null(strstr(f->rec.reason, "the program's own RANDOM hint turned read-ahead off "
+                                          "for 512 of 2048 reads; the policy's SEQUENTIAL"));
+    ioh_analysis_free(an);
+}
+
+/* The program's SEQUENTIAL doubles read-ahead as is: the `sequential`
+ * model then predicts nothing more. */
+static void test_own_sequential(void **state)
+{
+    (void)state;
+    uint64_t sz = 8 * KIB;
+    const struct own_hint h[] = {FADV(0, POSIX_FADV_SEQUENTIAL, 0, 0)};
+    write_hinted("ownseq.iohtrace", 16 * MIB, 2048, p_seq, &sz, h, 1);
+    struct ioh_analysis *an = analyze1("ownseq.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->advised_sequential_reads, 2048);
+    const struct ioh_an_effect *d = &f->effects[IOH_AN_M_DEFAULT],
+                               *q = &f->effects[IOH_AN_M_SEQUENTIAL];
+    assert_int_equal(d->requests, q->requests);
+    assert_int_equal(d->misses, q->misses);
+    assert_int_equal(d->fetched, q->fetched);
+    assert_int_not_equal(f->rec.model, IOH_AN_M_SEQUENTIAL);
+    assert_int_equal(f->rec.overrides, IOH_AN_HINT_NONE);
+    ioh_analysis_free(an);
+}
+
+/* WILLNEED (and readahead(2), which the kernel does as one) fetches its
+ * range under every policy, before the first read too; DONTNEED drops it. */
+static void test_own_willneed_dontneed(void **state)
+{
+    (void)state;
+    uint64_t x = 5;
+    static const uint16_t ops[] = {IOH_OP_FADVISE, IOH_OP_READAHEAD};
+    for (size_t i = 0; i < 2; i++) {
+        /* Reads of 32 pages at random of a 64 MiB file fetched whole at
+         * open. */
+        const struct own_hint h[] = {{0, ops[i], POSIX_FADV_WILLNEED, 0, 64 * MIB, 0}};
+        x = 5;
+        write_hinted("ownwill.iohtrace", 64 * MIB, 2048, p_hot, &x, h, 1);
+        struct ioh_analysis *an = analyze1("ownwill.iohtrace");
+        const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+        for (uint32_t k = 0; k < IOH_AN_MODELS; k++) {
+            /* willneed is its own model; noreuse drops what a read leaves
+             * behind, so its re-reads miss. */
+            if (k == IOH_AN_M_WILLNEED || k == IOH_AN_M_NOREUSE)
+                continue;
+            const struct ioh_an_effect *e = &f->effects[k];
+            if (e->misses != 0 || e->fetched < 64 * MIB)
+                fail_msg("op %u, model %s: %llu misses, %llu fetched", ops[i],
+                         ioh_an_model_policy((enum ioh_an_model)k),
+                         (unsigned long long)e->misses, (unsigned long long)e->fetched);
+        }
+        assert_int_equal(f->effects[IOH_AN_M_DEFAULT].requests, 32);    /* 2 MiB each */
+        assert_int_equal(f->effects[IOH_AN_M_DEFAULT].unused, 64 * MIB - 128 * KIB);
+        assert_int_equal(f->advised_fetched, 64 * MIB);
+        assert_string_equal(f->rec.policy, "none");
+        assert_string_equal(f->rec.reason, "the program's own WILLNEED and the kernel's "
+                                           "read-ahead already serve 100.0% of reads");
+        char *buf = NULL;
+        size_t len = 0;
+        struct ioh_report_opts ro = {.top = 0, .all = false};
+        FILE *o = open_memstream(&buf, &len);
+        assert_int_equal(ioh_report_text(an, &ro, o), 0);
+        fclose(o);
+        assert_non_null(strstr(buf, ops[i] == IOH_OP_FADVISE
+                                        ? "own hints    the program calls fadvise: willneed; "
+                                          "64.0 MiB prefetched by its WILLNEED or readahead calls\n"
+                                        : "own hints    64.0 MiB prefetched by its WILLNEED or "
+                                          "readahead calls\n"));
+        free(buf);
+        ioh_analysis_free(an);
+    }
+
+    /* Two passes over 8 MiB: the second finds the first's pages, unless a
+     * DONTNEED of the whole file came between them. */
+    uint64_t sz = 64 * KIB;
+    const struct own_hint d[] = {FADV(128, POSIX_FADV_DONTNEED, 0, 0)};
+    write_hinted("owndont.iohtrace", 8 * MIB, 256, p_twice, &sz, d, 1);
+    struct ioh_analysis *an = analyze1("owndont.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->effects[IOH_AN_M_DEFAULT].misses, 2);
+    assert_int_equal(f->effects[IOH_AN_M_DEFAULT].fetched, 16 * MIB);
+    ioh_analysis_free(an);
+    write_one("owndont.iohtrace", 8 * MIB, 256, p_twice, &sz);
+    an = analyze1("owndont.iohtrace");
+    f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->effects[IOH_AN_M_DEFAULT].misses, 1);
+    assert_int_equal(f->effects[IOH_AN_M_DEFAULT].fetched, 8 * MIB);
+    ioh_analysis_free(an);
+
+    /* A file only hinted, never read, is reported as any file not read. */
+    struct ioh_synth *w = open_proc("ownunread.iohtrace", 10, 1, T0);
+    assert_int_equal(ioh_synth_path(w, 1, 1, T0 + 1, 8, 42, 8 * MIB, "/data/f"), 0);
+    struct ioh_event e = {.op = IOH_OP_FADVISE, .tid = 1, .fd = 3, .t = T0 + 2, .off = 0,
+                          .len = 0, .ret = 0, .file = 1, .aux = POSIX_FADV_WILLNEED};
+    assert_int_equal(ioh_synth_event(w, &e), 0);
+    assert_int_equal(ioh_synth_finish(w, T0 + 3), 0);
+    an = analyze1("ownunread.iohtrace");
+    f = file_named(an, "/data/f");
+    assert_int_equal(f->m.reads, 0);
+    assert_false(f->effects[IOH_AN_M_DEFAULT].valid);
+    assert_int_equal(f->effects[IOH_AN_M_DEFAULT].fetched, 0);
+    assert_int_equal(f->footprint, 0);
+    assert_int_equal(f->granule, 0);
+    assert_string_equal(f->rec.reason, "no reads to replay");
+    ioh_analysis_free(an);
+}
+
 static void test_size_text(void **state)
 {
     (void)state;
@@ -1023,6 +1331,12 @@ int main(void)
         cmocka_unit_test(test_runs_match_reads),
         cmocka_unit_test(test_window_full_words),
         cmocka_unit_test(test_readahead_model),
+        cmocka_unit_test(test_own_random_sequential),
+        cmocka_unit_test(test_own_random_sparse),
+        cmocka_unit_test(test_own_hint_none),
+        cmocka_unit_test(test_own_hint_midway),
+        cmocka_unit_test(test_own_sequential),
+        cmocka_unit_test(test_own_willneed_dontneed),
         cmocka_unit_test(test_size_text),
         cmocka_unit_test(test_bitmap),
         cmocka_unit_test(test_bad_inputs),

@@ -15,7 +15,9 @@
 #   fasta_seek     fasta_sample --method seek 1% (sorted record offsets, lseek + 1 KiB reads
 #                  to the end of each record): sparse, ascending
 #   wrong_hint     posix_fadvise(RANDOM), then 8 KiB reads to EOF: sequential (the hint is
-#                  reported as the program's advice), small
+#                  reported as the program's advice), small; as is, every read waits (no
+#                  read-ahead after the hint), and the policy recommended overrides the
+#                  hint with SEQUENTIAL, as the text, JSON and HTML reports all say
 #   tiny_reads     read(fd, &x, 4) per integer: sequential, small, 4-byte requests
 #   bulk_reads     tiny_reads --mode bulk (64 KiB reads): sequential, not small
 source "$(dirname "$0")/cls.sh"
@@ -55,7 +57,20 @@ fasta_seek)
 wrong_hint)
     traced wrong_hint -- "$X/wrong_hint" --hint random "$D/bytes.bin"
     expect "$D/bytes.bin" class=sequential small=true program_advice@random \
-        evidence.request_size=8192 evidence.frac_consecutive'>='0.95
+        evidence.request_size=8192 evidence.frac_consecutive'>='0.95 \
+        advised_random_reads=2048 recommendation.baseline.hit_rate'<'0.01 \
+        recommendation.hint=sequential recommendation.overrides_hint=random \
+        recommendation.speedup'>'2
+    "$IOHINT" analyze --html "$T/wrong_hint/report.html" "$T/wrong_hint/trace" \
+        >"$T/wrong_hint/report.txt" || fail "wrong_hint: iohint analyze --html failed"
+    why="the program's own RANDOM hint turned read-ahead off; the policy's SEQUENTIAL overrides it"
+    grep -qF "read-ahead off for 2,048 of 2,048 reads" "$T/wrong_hint/report.txt" ||
+        { show "$T/wrong_hint/report.txt"; fail "wrong_hint: the text report misses the hint's effect"; }
+    grep -qF "why          $why" "$T/wrong_hint/report.txt" ||
+        { show "$T/wrong_hint/report.txt"; fail "wrong_hint: the text report's why"; }
+    grep -qF "\"reason\": \"$why" "$JSON" || fail "wrong_hint: the JSON reason"
+    grep -qF "the program&#39;s own RANDOM hint turned read-ahead off; the policy&#39;s SEQUENTIAL" \
+        "$T/wrong_hint/report.html" || fail "wrong_hint: the HTML reason"
     ;;
 tiny_reads)
     traced tiny_reads -- "$X/tiny_reads" --mode read --count 200000 "$D/ints.bin"
