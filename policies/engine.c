@@ -1231,8 +1231,11 @@ void ioh_pol_finish(void)
     ioh_prefetch_stats(&p);
     char pol[600];
     ioh_actions_format(&g.spec.dflt, pol, sizeof pol);
-    ioh_report("stats: policy %s%s, %llu files under a policy", g.spec.nrules ? "file " : "",
-             g.spec.nrules ? g.spec.source : pol, (unsigned long long)atomic_load(&g.files));
+    /* The command, so that the lines of a pipeline's processes can be told
+     * apart (found by a tester: only the pid). */
+    ioh_report("stats: %s: policy %s%s, %llu files under a policy", program_invocation_short_name,
+               g.spec.nrules ? "file " : "", g.spec.nrules ? g.spec.source : pol,
+               (unsigned long long)atomic_load(&g.files));
     ioh_report("stats: hints applied %llu, program hints vetoed %llu, overridden %llu, "
              "auto decisions %llu, reads let go unseen %llu",
              (unsigned long long)atomic_load(&g.hints), (unsigned long long)atomic_load(&g.vetoes),

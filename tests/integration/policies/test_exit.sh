@@ -30,7 +30,7 @@ PY
 LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
     /usr/bin/python3 "$T/worker.py" "$T/data.bin" >"$T/out" 2>"$T/err" || { show "$T/err"; fail "under auto: exit status"; }
 cmp -s "$T/want" "$T/out" || { show "$T/out"; fail "under auto: output differs (the child's exit status?)"; }
-n=$(grep -c 'stats: policy auto' "$T/err" || true)
+n=$(grep -c 'stats: python3: policy auto' "$T/err" || true)
 [[ $n -eq 2 ]] || { show "$T/err"; fail "expected the statistics of both processes, got $n"; }
 CASES=$((CASES + 2))
 
