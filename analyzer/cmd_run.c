@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "launch.h"
@@ -23,9 +24,37 @@ static void run_usage(FILE *to)
             "  -p, --policy P     I/O policy: none (default), auto, actions such as\n"
             "                     sequential,prefetch=8M or coalesce=1M, or a policy file\n"
             "                     (see docs/policies.md)\n"
-            "  -s, --stats        print what the policies did when each process exits\n"
+            "  -s, --stats        print what the policies did in each process, on this\n"
+            "                     command's stderr once CMD has ended (not in CMD's own)\n"
             "  -q, --quiet        no summary line at the end\n"
             "The exit status is CMD's; a signal sent to iohint run is passed on to CMD.\n");
+}
+
+/* -s: the processes append their statistics to a file of ours
+ * (IOHINT_STATS_FILE), printed once CMD has ended: in their own stderr they
+ * landed in files CMD redirected it to, or in the output a program
+ * captured from its children (found by a tester). */
+static int stats_file_make(char *path, size_t size)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(path, size, "%s/iohint-stats-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
+static void stats_file_print(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f) {
+        char line[2048];
+        while (fgets(line, sizeof line, f))
+            fputs(line, stderr);
+        fclose(f);
+    }
+    unlink(path);
 }
 
 static int mkdir_p(const char *dir)
@@ -136,13 +165,21 @@ int ioh_cmd_run(int argc, char **argv)
         unsetenv("IOHINT_TRACE_DIR");
     }
     setenv("IOHINT_POLICY", policy, 1);
-    if (stats)
+    char stats_path[PATH_MAX] = "";
+    if (stats) {
         setenv("IOHINT_STATS", "1", 1);
+        if (stats_file_make(stats_path, sizeof stats_path) == 0)
+            setenv("IOHINT_STATS_FILE", stats_path, 1);
+        else                      /* then on the processes' stderr, as before */
+            stats_path[0] = '\0';
+    }
     if (ioh_env_preload(lib) < 0) {
         fprintf(stderr, "iohint run: cannot set LD_PRELOAD: %s\n", strerror(errno));
         return 1;
     }
     int status = ioh_run_child(argv + optind, NULL);
+    if (stats_path[0])
+        stats_file_print(stats_path);
     if (trace && !quiet) {
         int made = count_traces(dir) - before;
         fprintf(stderr, "iohint: %d trace file%s in %s\n", made, made == 1 ? "" : "s", dir);

@@ -204,6 +204,11 @@ static uint64_t mem_total(void)
 
 /* ------------------------------------------------------------------ */
 
+static const char *stats_file(void)
+{
+    return ioh_opt_str(IOH_OPT_STATS_FILE);
+}
+
 int ioh_pol_init(void)
 {
     const char *policy = ioh_opt_str(IOH_OPT_POLICY);
@@ -221,7 +226,9 @@ int ioh_pol_init(void)
     g.active = !ioh_spec_is_none(&g.spec);
     if (g.active)
         g.mem_total = mem_total();
-    if (g.active && ioh_opt_int(IOH_OPT_STATS))
+    if (g.active && stats_file()[0])
+        ioh_log_report_to(stats_file());
+    else if (g.active && ioh_opt_int(IOH_OPT_STATS))
         ioh_log_keep_stderr();
     return g.active;
 }
@@ -1223,7 +1230,7 @@ void ioh_pol_stop_threads(void)
 
 void ioh_pol_finish(void)
 {
-    if (!g.active || !ioh_opt_int(IOH_OPT_STATS))
+    if (!g.active || !(ioh_opt_int(IOH_OPT_STATS) || stats_file()[0]))
         return;
     struct ioh_coalesce_stats c;
     struct ioh_prefetch_stats p;

@@ -22,6 +22,10 @@ void ioh_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ioh_log_keep_stderr(void);
 /* A message at exit, on the kept copy (or fd 2 if none). */
 void ioh_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* ... or appended to the file at `path` instead (IOHINT_STATS_FILE): opened
+ * for each message, one write per line, so the lines of many processes
+ * interleave whole. `path` must outlive the process (the options'). */
+void ioh_log_report_to(const char *path);
 void ioh_vwarn(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Warn once per flag: `flag` is a static int owned by the caller. */

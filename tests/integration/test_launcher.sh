@@ -144,6 +144,21 @@ IOHINT_POLICY=coalesce "$IOHINT" run -q --no-trace -s -- cat "$f" >/dev/null 2>"
     fail "iohint run with IOHINT_POLICY=coalesce failed"
 grep -q "policy coalesce" "$T/envpol2.err" ||
     { show "$T/envpol2.err"; fail "IOHINT_POLICY=coalesce was not applied by iohint run"; }
+# -s prints the statistics on iohint run's stderr once the command ended,
+# not in the command's own stderr (they landed in files it redirected it
+# to, or in output a program captured from its children: found by a tester).
+"$IOHINT" run -q --no-trace -s -p auto -- sh -c "cat '$f' 2>/dev/null | cksum 2>/dev/null" \
+    >/dev/null 2>"$T/stats.err" || fail "iohint run -s failed"
+grep -q 'stats: cat: policy auto, 1 files under a policy' "$T/stats.err" ||
+    { show "$T/stats.err"; fail "run -s: cat's statistics missing (went to its redirected stderr?)"; }
+[[ $(grep -c 'stats: [a-z]*: policy' "$T/stats.err") -eq 3 ]] ||
+    { show "$T/stats.err"; fail "run -s: expected the statistics of sh, cat and cksum"; }
+# IOHINT_STATS_FILE, without iohint run: appended there, nothing on stderr.
+LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=sequential IOHINT_STATS_FILE=$T/stats.txt cat "$f" \
+    >/dev/null 2>"$T/statsfile.err" || fail "IOHINT_STATS_FILE: cat failed"
+grep -q 'stats: cat: policy sequential' "$T/stats.txt" && ! [[ -s $T/statsfile.err ]] ||
+    { show "$T/stats.txt"; show "$T/statsfile.err"; fail "IOHINT_STATS_FILE: not in the file alone"; }
+CASES=$((CASES + 3))
 : >"$T/not-a-dir"
 rc=0
 "$IOHINT" run -q -o "$T/not-a-dir" -- true 2>"$T/notdir.err" || rc=$?
