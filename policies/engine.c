@@ -1228,6 +1228,11 @@ void ioh_pol_stop_threads(void)
     ioh_prefetch_stop();
 }
 
+void ioh_pol_thread_exit(void)
+{
+    ioh_coalesce_count_fast();
+}
+
 void ioh_pol_finish(void)
 {
     if (!g.active || !(ioh_opt_int(IOH_OPT_STATS) || stats_file()[0]))

@@ -89,6 +89,10 @@ void ioh_pol_stream_writer(FILE *f, struct ioh_ofd *o);
 /* After freopen: frees the old buffer if the stream no longer uses it. */
 void ioh_pol_stream_reopened(FILE *f);
 
+/* A thread that kept counts to itself ends (fdtab.h's thread-exit hook):
+ * they are added to the statistics. */
+void ioh_pol_thread_exit(void);
+
 /* fork (the atfork child handler; the descriptors' offsets are synced by
  * fdtab's prepare handler) and namespace changes. */
 void ioh_pol_fork_child(void);

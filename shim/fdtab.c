@@ -47,6 +47,7 @@ IOH_STARTUP_DATA static struct {
     uint32_t fork_held;                            /* prepare took the lock */
     void (*release_hook)(struct ioh_ofd *o);       /* set once at init */
     void (*discover_hook)(int fd, struct ioh_ofd *o);   /* likewise */
+    void (*thread_exit_hook)(void);                /* set once at init */
     int no_paths;                                  /* set once at init */
     struct ioh_ofd *_Atomic retired;               /* released by their last
                                                       lazy read, to pool */
@@ -60,6 +61,11 @@ void ioh_fdtab_set_release_hook(void (*fn)(struct ioh_ofd *o))
 void ioh_fdtab_set_discover_hook(void (*fn)(int fd, struct ioh_ofd *o))
 {
     g_fd.discover_hook = fn;
+}
+
+void ioh_fdtab_set_thread_exit_hook(void (*fn)(void))
+{
+    g_fd.thread_exit_hook = fn;
 }
 
 void ioh_fdtab_set_paths(int wanted)
@@ -86,33 +92,39 @@ static void fd_unlock(void)
  * first lazy read: that one takes the loader's lock and allocates, so a
  * read in a thread a dlopen'd constructor waits for, or in a signal handler
  * that interrupted malloc, hung (found by review). A key below 32 takes no
- * lock and allocates nothing in pthread_setspecific. */
+ * lock and allocates nothing in pthread_setspecific. The same destructor
+ * runs the policies' thread-exit hook: the counts of the read() fast lane a
+ * thread keeps to itself are added to the statistics (policies/coalesce.h).
+ * (The thread that calls exit runs no destructor: ioh_pol_finish adds its
+ * own counts.) */
 _Atomic int ioh__lagged;
 
-IOH_STARTUP_DATA static pthread_key_t g_lazy_key;
-IOH_STARTUP_DATA static int g_lazy_key_ok;
+IOH_STARTUP_DATA static pthread_key_t g_exit_key;
+IOH_STARTUP_DATA static int g_exit_key_ok;
 
-static void lazy_thread_exit(void *arg)
+static void thread_exit(void *arg)
 {
     (void)arg;
     struct ioh_ofd *o = ioh_tls.lazy_in;
     ioh_tls.lazy_in = NULL;
     if (o)
         ioh_ofd_put(o, IOH_USE_LAZY); /* nothing claimed yet: the count is all */
+    if (g_fd.thread_exit_hook)
+        g_fd.thread_exit_hook();
 }
 
-void ioh__lazy_thread_register(void)
+void ioh__thread_exit_register(void)
 {
-    ioh_tls.lazy_exit_set = 1;
-    if (g_lazy_key_ok)
-        pthread_setspecific(g_lazy_key, (void *)1);
+    ioh_tls.exit_hook_set = 1;
+    if (g_exit_key_ok)
+        pthread_setspecific(g_exit_key, (void *)1);
 }
 
 void ioh_fdtab_init(void)
 {
     uint32_t zero = 0;
     atomic_compare_exchange_strong(&g_fd.next_file_id, &zero, 1);
-    g_lazy_key_ok = pthread_key_create(&g_lazy_key, lazy_thread_exit) == 0 && g_lazy_key < 32;
+    g_exit_key_ok = pthread_key_create(&g_exit_key, thread_exit) == 0 && g_exit_key < 32;
     g_fd.no_paths = 0;            /* until ioh_fdtab_set_paths says otherwise */
 }
 

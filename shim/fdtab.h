@@ -93,9 +93,13 @@ struct ioh_fdent {
 };
 
 void ioh_fdtab_init(void);
-/* The calling thread's lazy reads are let go if it ends inside one
- * (ioh_tls.lazy_in; fdtab.c). Once per thread; async-signal-safe. */
-void ioh__lazy_thread_register(void);
+/* When the calling thread ends: the lazy read it is inside, if any, is let
+ * go (ioh_tls.lazy_in; fdtab.c), and the thread-exit hook runs. Once per
+ * thread; async-signal-safe. */
+void ioh__thread_exit_register(void);
+/* Called (set once at init) when a thread that registered ends: the
+ * policies add the counts it kept to itself. */
+void ioh_fdtab_set_thread_exit_hook(void (*fn)(void));
 
 #define IOH_FD_PAGE_BITS 10
 #define IOH_FD_PAGE_SIZE (1u << IOH_FD_PAGE_BITS)

@@ -140,6 +140,7 @@ static void init(void)
         if (policies) {
             ioh_fdtab_set_release_hook(ioh_pol_released);
             ioh_fdtab_set_discover_hook(ioh_pol_discovered);
+            ioh_fdtab_set_thread_exit_hook(ioh_pol_thread_exit);
         }
         ioh_fdtab_set_paths(ioh_trace_enabled() || lttng || ioh_pol_wants_paths());
         pthread_atfork(fork_prepare, fork_parent, fork_child);

@@ -436,14 +436,14 @@ static inline const struct ioh_real *real(void)
 /* read, pread, readv, preadv                                                */
 
 /* The read a thread is in, for the thread-exit hook that lets a cancelled
- * one go (fdtab.c, ioh__lazy_thread_register). (A signal handler's lazy
+ * one go (fdtab.c, ioh__thread_exit_register). (A signal handler's lazy
  * read inside ours ends with lazy_in NULL: a cancellation in ours after the
  * handler returned leaves the count up, as before this existed. Keeping the
  * outer one cost 7 ns a read.) */
 static inline void lazy_enter(struct ioh_ofd *o)
 {
-    if (__builtin_expect(!ioh_tls.lazy_exit_set, 0))
-        ioh__lazy_thread_register();
+    if (__builtin_expect(!ioh_tls.exit_hook_set, 0))
+        ioh__thread_exit_register();
     ioh_tls.lazy_in = o;
 }
 

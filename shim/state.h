@@ -40,6 +40,11 @@ struct ioh_thread {
                                       reservation can never overlap ours */
     uint32_t seg_seq;              /* segments this thread claimed */
     uint32_t served;               /* reads served by a policy (sampling) */
+    uint32_t fast_reads;           /* reads the read() fast lane of a process
+                                      with threads served that the statistics
+                                      do not count yet, */
+    uint64_t fast_bytes;           /* ... and their bytes (policies/coalesce.h,
+                                      ioh_coalesce_count_fast adds them) */
     uintptr_t buf_lo[IOH_BUF_RANGES], buf_hi[IOH_BUF_RANGES];
                                    /* buffers the kernel wrote into for this
                                       thread, the last few: reads served from
@@ -48,7 +53,8 @@ struct ioh_thread {
     uint32_t buf_next;             /* the range the next one replaces */
     struct ioh_ofd *lazy_in;       /* the description of the lazy read this
                                       thread is in (interpose.c, lazy_pread) */
-    uint8_t lazy_exit_set;         /* its thread-exit hook is registered */
+    uint8_t exit_hook_set;         /* its thread-exit hook is registered
+                                      (fdtab.h, ioh__thread_exit_register) */
     struct ioh_clock_anchor clock; /* TSC anchor, clock.h */
     struct ioh_last_event {        /* this thread's last event record written
                                       outside a signal handler: what the next

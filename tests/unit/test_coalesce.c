@@ -8,7 +8,9 @@
  * buffers not yet proven writable going to the kernel (EFAULT stays EFAULT),
  * the memory bound, pooled blocks that never leak another file's bytes, and
  * two threads claiming the same logical offset: together they get the file,
- * each byte once.
+ * each byte once. The statistics: the fast lanes' reads counted (a thread's
+ * when it ends), a read that made a system call not counted as served, a
+ * read the kernel answered short (the end of the file) making no other.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +67,9 @@ static int setup(void **state)
 {
     (void)state;
     ioh_options_reload();
+    /* The thread-exit hook, as shim/init.c sets it for the policies. */
+    ioh_fdtab_init();
+    ioh_fdtab_set_thread_exit_hook(ioh_coalesce_count_fast);
     snprintf(g_path, sizeof g_path, "/tmp/ioh-coalesce-%d", (int)getpid());
     g_data = malloc(FSIZE);
     if (!g_data)
@@ -628,6 +633,134 @@ static void lookback_reads_stay_forward(void **state)
     close(fd);
 }
 
+/* The reads the fast lanes serve are counted: on the block in a process of
+ * one thread, on the thread otherwise (before, neither was: the statistics
+ * showed 1 read in 16 of an untraced program's). */
+static void fast_lanes_are_counted(void **state)
+{
+    (void)state;
+    int fd;
+    struct ioh_ofd o;
+    char buf[100];
+    struct ioh_coalesce *cb = block_for(&fd, &o, buf, sizeof buf);
+    atomic_store(&o.flags, IOH_OFD_ELIGIBLE);       /* lazy: private and eligible */
+    int err;
+    int64_t at;
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 100, &err, &at), 100);
+    struct ioh_coalesce_stats s0, s1;
+    ioh_coalesce_stats(&s0);
+    for (int i = 0; i < 30; i++) {
+        assert_int_equal(ioh_coalesce_read_fast_st(cb, fd, &o, mark_of(fd), buf, 10), 10);
+        assert_int_equal(ioh_coalesce_read_fast(cb, fd, &o, mark_of(fd), buf, 20), 20);
+    }
+    ioh_coalesce_stats(&s1);
+    assert_int_equal(s1.calls - s0.calls, 60);
+    assert_int_equal(s1.served - s0.served, 60);
+    assert_int_equal(s1.bytes_out - s0.bytes_out, 30 * 30);
+    assert_int_equal(s1.refills + s1.direct, s0.refills + s0.direct);
+    /* A full-path read adds the thread's counts as it goes: no twice. */
+    assert_int_equal(ioh_coalesce_read_fast(cb, fd, &o, mark_of(fd), buf, 20), 20);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 5, &err, &at), 5);
+    ioh_coalesce_stats(&s0);
+    assert_int_equal(s0.calls - s1.calls, 2);
+    assert_int_equal(s0.served - s1.served, 2);
+    assert_int_equal(atomic_load(&o.offset), 100 + 30 * 30 + 25);
+    ioh_coalesce_free(cb);
+    close(fd);
+}
+
+/* A thread that ends after reads of the fast lane, with no full-path read
+ * after them, adds its counts when it ends (the thread-exit hook). */
+struct fast_reader {
+    int fd;
+    struct ioh_ofd *o;
+    struct ioh_coalesce *cb;
+    int served;
+};
+
+static void *fast_reader_thread(void *arg)
+{
+    struct fast_reader *r = arg;
+    char buf[64];
+    ioh_coalesce_buf_seen(buf, sizeof buf);   /* a buffer the kernel wrote */
+    for (int i = 0; i < 12; i++)
+        r->served += ioh_coalesce_read_fast(r->cb, r->fd, r->o, mark_of(r->fd), buf, 64) == 64;
+    return NULL;
+}
+
+static void a_thread_counts_when_it_ends(void **state)
+{
+    (void)state;
+    int fd;
+    struct ioh_ofd o;
+    char buf[100];
+    struct ioh_coalesce *cb = block_for(&fd, &o, buf, sizeof buf);
+    atomic_store(&o.flags, IOH_OFD_ELIGIBLE);
+    int err;
+    int64_t at;
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 100, &err, &at), 100);
+    struct ioh_coalesce_stats s0, s1;
+    ioh_coalesce_stats(&s0);
+    struct fast_reader r = {fd, &o, cb, 0};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, fast_reader_thread, &r), 0);
+    pthread_join(t, NULL);
+    assert_int_equal(r.served, 12);
+    ioh_coalesce_stats(&s1);
+    assert_int_equal(s1.calls - s0.calls, 12);
+    assert_int_equal(s1.bytes_out - s0.bytes_out, 12 * 64);
+    ioh_coalesce_free(cb);
+    close(fd);
+}
+
+/* A file read whole as Python reads it: read(size + 1), then read(1) at
+ * the end. The block read that came back short was the end of the file:
+ * one system call per read (before, the first read asked again at the end,
+ * and "system calls saved" went negative). A read that made a system call
+ * is not counted as served from a block; the bytes it copied from one are. */
+static void short_answers_end_the_read(void **state)
+{
+    (void)state;
+    char path[80];
+    snprintf(path, sizeof path, "%s.small", g_path);
+    write_file(path, g_data, 3000);
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    struct ioh_ofd o;
+    ofd_init(&o);
+    struct ioh_coalesce *cb = ioh_coalesce_new(BLOCK);
+    atomic_store(&o.cb, cb);                  /* as engine.c does */
+    char *buf = malloc(4000);
+    ioh_coalesce_buf_seen(buf, 4000);         /* a buffer the kernel wrote */
+    struct ioh_coalesce_stats s0, s1;
+    ioh_coalesce_stats(&s0);
+    int err;
+    int64_t at;
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf, 3001, &err, &at), 3000);
+    assert_memory_equal(buf, g_data, 3000);
+    assert_int_equal(ioh_coalesce_read(cb, fd, &o, mark_of(fd), buf + 3000, 1, &err, &at), 0);
+    ioh_coalesce_stats(&s1);
+    assert_int_equal(s1.calls - s0.calls, 2);
+    assert_int_equal(s1.refills + s1.direct - s0.refills - s0.direct, 2);
+    assert_int_equal(s1.served, s0.served);
+    assert_int_equal(s1.bytes_out - s0.bytes_out, 3000);
+    /* A buffer not proven yet (a fresh mapping): the read goes to the
+     * kernel, and is not served from the block. */
+    char *other = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(other != MAP_FAILED);
+    ioh_coalesce_stats(&s0);
+    assert_int_equal(ioh_coalesce_pread(cb, fd, &o, mark_of(fd), other, 100, 0, &err), 100);
+    ioh_coalesce_stats(&s1);
+    assert_int_equal(s1.direct - s0.direct, 1);
+    assert_int_equal(s1.served, s0.served);
+    assert_int_equal(s1.bytes_out, s0.bytes_out);
+    munmap(other, 4096);
+    free(buf);
+    ioh_coalesce_free(cb);
+    close(fd);
+    unlink(path);
+}
+
 /* IOHINT_COALESCE_MEM bounds all blocks together; freeing gives it back. */
 static void memory_bound(void **state)
 {
@@ -787,6 +920,9 @@ int main(void)
         cmocka_unit_test(unproven_buffers_go_to_the_kernel),
         cmocka_unit_test(backward_reads_fill_backwards),
         cmocka_unit_test(lookback_reads_stay_forward),
+        cmocka_unit_test(fast_lanes_are_counted),
+        cmocka_unit_test(a_thread_counts_when_it_ends),
+        cmocka_unit_test(short_answers_end_the_read),
         cmocka_unit_test(memory_bound),
         cmocka_unit_test(two_threads_claim_disjoint_ranges),
     };

@@ -215,9 +215,14 @@ for opt in -readonly ""; do
         cmp -s "$T/sq.plain" "$T/sq.out" ||
             { diff "$T/sq.plain" "$T/sq.out" | sed 's/^/    | /' >&2 || true
               fail "sqlite3 ${opt:-read-write} under $policy: the session did not see the other process's update"; }
-        # Read-only sessions are coalesced: the test must have served reads.
+        # Read-only sessions are coalesced: the test must have served bytes
+        # from blocks. (Its page reads go to the kernel: each into a page
+        # buffer the kernel has not written yet, docs/policies.md. They were
+        # counted as served until the statistics counted only reads that
+        # made no system call; what blocks serve are the header reads that
+        # check for another process's changes.)
         if [[ $opt == -readonly && $policy == coalesce* ]]; then
-            grep -Eq 'coalesce: [0-9]+ reads, [1-9][0-9]* served' "$T/sq.err" ||
+            grep -Eq 'bytes read into blocks, [1-9][0-9]* served$' "$T/sq.err" ||
                 { show "$T/sq.err"; fail "sqlite3 -readonly under $policy: nothing served from a block"; }
         fi
         CASES=$((CASES + 1))
