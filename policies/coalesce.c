@@ -49,7 +49,8 @@ static int written_unseen(uint32_t slot, uint64_t dev, uint64_t ino)
 }
 
 static struct {
-    _Atomic uint64_t mem_used;
+    _Atomic uint64_t mem_used;     /* IOHINT_COALESCE_MEM taken: blocks, stdio buffers */
+    _Atomic uint64_t mem_peak;     /* the most of it taken at once */
     _Atomic uint32_t pool_owner;
     struct ioh_coalesce *free_list; /* guarded by pool_owner */
     struct ioh_coalesce *_Atomic all; /* every block mapped, newest first */
@@ -70,13 +71,29 @@ static int pool_lock(void)
     return ioh_spin_lock(&g.pool_owner);
 }
 
-struct ioh_coalesce *ioh_coalesce_new(uint64_t block)
+int ioh_coalesce_mem_take(uint64_t bytes)
 {
     uint64_t limit = (uint64_t)ioh_opt_int(IOH_OPT_COALESCE_MEM);
-    if (atomic_fetch_add(&g.mem_used, block) + block > limit) {
-        atomic_fetch_sub(&g.mem_used, block);
-        return NULL;
+    uint64_t now = atomic_fetch_add(&g.mem_used, bytes) + bytes;
+    if (now > limit) {
+        atomic_fetch_sub(&g.mem_used, bytes);
+        return 0;
     }
+    uint64_t peak = atomic_load_explicit(&g.mem_peak, memory_order_relaxed);
+    while (now > peak && !atomic_compare_exchange_weak(&g.mem_peak, &peak, now))
+        ;
+    return 1;
+}
+
+void ioh_coalesce_mem_put(uint64_t bytes)
+{
+    atomic_fetch_sub(&g.mem_used, bytes);
+}
+
+struct ioh_coalesce *ioh_coalesce_new(uint64_t block)
+{
+    if (!ioh_coalesce_mem_take(block))
+        return NULL;
     struct ioh_coalesce *cb = NULL;
     if (pool_lock()) {
         /* Reuse a pooled block of the same size. */
@@ -94,7 +111,7 @@ struct ioh_coalesce *ioh_coalesce_new(uint64_t block)
         if (!data) {
             if (cb)
                 ioh_raw2(SYS_munmap, cb, sizeof *cb);
-            atomic_fetch_sub(&g.mem_used, block);
+            ioh_coalesce_mem_put(block);
             return NULL;
         }
         cb->data = data;
@@ -133,7 +150,7 @@ void ioh_coalesce_free(struct ioh_coalesce *cb)
     if (!cb)
         return;
     atomic_store(&cb->len, 0);
-    atomic_fetch_sub(&g.mem_used, cb->cap);
+    ioh_coalesce_mem_put(cb->cap);
     /* A thread that took the block before its file was closed may be
      * refilling it (or a handler interrupted us doing so): then it pools
      * the block when it lets go (block_unlock), rather than us waiting. */
@@ -482,6 +499,8 @@ void ioh_coalesce_stats(struct ioh_coalesce_stats *out)
     out->bytes_in = atomic_load(&g.bytes_in);
     out->bytes_out = atomic_load(&g.bytes_out) + fast_bytes;
     out->calls = atomic_load(&g.calls) + fast_reads;
+    out->mem_limit = (uint64_t)ioh_opt_int(IOH_OPT_COALESCE_MEM);
+    out->mem_peak = atomic_load(&g.mem_peak);
 }
 
 void ioh_coalesce_fork_child(void)

@@ -248,6 +248,13 @@ static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, int fd,
 struct ioh_coalesce *ioh_coalesce_new(uint64_t block);
 void ioh_coalesce_free(struct ioh_coalesce *cb);
 
+/* IOHINT_COALESCE_MEM, the memory for coalescing of all files together: the
+ * blocks (ioh_coalesce_new takes theirs) and the stdio buffers the engine
+ * gives streams of coalescing files. 1 if `bytes` more fit and are now
+ * taken, 0 if not; ioh_coalesce_mem_put gives them back. */
+int ioh_coalesce_mem_take(uint64_t bytes);
+void ioh_coalesce_mem_put(uint64_t bytes);
+
 /* read() through the logical offset of a private description. Returns bytes
  * or -1 with *err, or IOH_READ_REBOUND (nothing claimed) if fd was rebound
  * since `mark`. Sets o->lagging. *at gets the offset served from. */
@@ -285,6 +292,8 @@ struct ioh_coalesce_stats {
                                (system calls made) */
     uint64_t bytes_in;      /* bytes read into blocks */
     uint64_t bytes_out;     /* bytes copied from blocks to the program */
+    uint64_t mem_limit;     /* IOHINT_COALESCE_MEM */
+    uint64_t mem_peak;      /* the most of it taken at once */
 };
 /* With the fast lanes' reads: every block's and the calling thread's (other
  * threads' since their last full-path read are not in yet). At exit, or

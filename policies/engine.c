@@ -117,6 +117,7 @@ struct ioh_pol_file {
     uint64_t dev;                  /* the file's device */
     uint64_t dev_ra;               /* the device's read-ahead, bytes (0: unknown) */
     int dev_ra_asked;              /* dev_ra is all we will learn */
+    int block_refused;             /* a block was asked for and refused (counted once) */
     struct ioh_pol_file *next_free;
 };
 
@@ -131,10 +132,17 @@ static struct {
     _Atomic uint64_t files, hints, vetoes, overrides, decisions, backoffs, drops;
     _Atomic uint64_t pf_hits, pf_reads;
     _Atomic uint64_t unseen;       /* reads let go in the quiet lane */
+    /* coalescing memory (IOHINT_COALESCE_MEM) */
+    _Atomic uint64_t blocks_refused;   /* descriptions refused a block */
+    _Atomic uint64_t bufs_given, bufs_refused;   /* stdio streams given a buffer, refused */
+    /* Coalescing off for good (ioh_pol_coalesce_off): why, and the file. */
+    _Atomic int off_why;           /* enum ioh_pol_off, 0 while on */
+    int off_fd;
     /* Last: a policy string writes only its first few hundred bytes at
      * start, one page with `active` and `mem_total`; the rules table is
      * touched only by a policy file. */
     struct ioh_spec spec;
+    char off_path[256];            /* after the spec: written once, if ever */
 } g;
 
 /* ------------------------------------------------------------------ */
@@ -302,9 +310,17 @@ static void learn_device_readahead(struct ioh_pol_file *pf, int may_read)
 
 static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o)
 {
-    if (atomic_load(&pf->cb) || atomic_load(&pf->dead))
+    /* Off for good: a block would never serve a read. */
+    if (atomic_load(&pf->cb) || atomic_load(&pf->dead) ||
+        atomic_load_explicit(&g.off_why, memory_order_relaxed))
         return;
     struct ioh_coalesce *cb = ioh_coalesce_new(pf->act.coalesce_block);
+    /* IOHINT_COALESCE_MEM is taken (or below the block size): counted once
+     * per description (auto asks again at its next decisions). */
+    if (!cb && !pf->block_refused) {
+        pf->block_refused = 1;
+        atomic_fetch_add_explicit(&g.blocks_refused, 1, memory_order_relaxed);
+    }
     if (cb) {
         struct ioh_coalesce *none = NULL;
         if (!atomic_compare_exchange_strong(&pf->cb, &none, cb)) {
@@ -1106,25 +1122,37 @@ static struct {
     size_t size[STREAM_SLOTS];
 } g_streams;
 
+/* The buffer is counted against IOHINT_COALESCE_MEM with the blocks: a
+ * stream the memory left has none keeps glibc's (before, each stream mapped
+ * one outside the bound: 12 streams of a file under coalesce=64M and a 16M
+ * bound reached 769 MB, found by a tester). */
 void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o)
 {
     struct ioh_pol_file *pf = o ? atomic_load(&o->pol) : NULL;
-    if (!pf || !(pf->act.flags & IOH_ACT_COALESCE) || (atomic_load(&o->flags) & IOH_OFD_WRITABLE))
+    if (!pf || !(pf->act.flags & IOH_ACT_COALESCE) || (atomic_load(&o->flags) & IOH_OFD_WRITABLE) ||
+        atomic_load_explicit(&g.off_why, memory_order_relaxed))
         return;
     size_t size = pf->act.coalesce_block < (1u << 20) ? (1u << 20) : pf->act.coalesce_block;
     for (int i = 0; i < STREAM_SLOTS; i++) {
         FILE *none = NULL;
         if (!atomic_compare_exchange_strong(&g_streams.f[i], &none, f))
             continue;
+        if (!ioh_coalesce_mem_take(size)) {
+            atomic_store(&g_streams.f[i], NULL);
+            atomic_fetch_add_explicit(&g.bufs_refused, 1, memory_order_relaxed);
+            return;
+        }
         char *buf = ioh_map_anon(size);
         if (!buf || setvbuf(f, buf, _IOFBF, size) != 0) {
             if (buf)
                 ioh_raw2(SYS_munmap, buf, size);
+            ioh_coalesce_mem_put(size);
             atomic_store(&g_streams.f[i], NULL);
             return;
         }
         g_streams.buf[i] = buf;
         g_streams.size[i] = size;
+        atomic_fetch_add_explicit(&g.bufs_given, 1, memory_order_relaxed);
         return;
     }
 }
@@ -1190,6 +1218,7 @@ static int stream_slot(FILE *f)
 static void stream_release(int i)
 {
     ioh_raw2(SYS_munmap, g_streams.buf[i], g_streams.size[i]);
+    ioh_coalesce_mem_put(g_streams.size[i]);
     g_streams.buf[i] = NULL;
     atomic_store(&g_streams.f[i], NULL);
 }
@@ -1214,6 +1243,28 @@ void ioh_pol_stream_reopened(FILE *f)
 }
 
 /* ------------------------------------------------------------------ */
+/* Coalescing off for good                                              */
+
+void ioh_pol_coalesce_off(enum ioh_pol_off why, int fd, const struct ioh_ofd *o)
+{
+    if (!g.active)
+        return;
+    int none = 0;
+    if (!atomic_compare_exchange_strong(&g.off_why, &none, (int)why))
+        return;
+    /* The file, for the statistics: its path when descriptions have one
+     * (a trace, path rules), else its descriptor. */
+    const char *path = o && o->path ? o->path : "";
+    size_t n = 0;
+    while (path[n] && n + 1 < sizeof g.off_path) {
+        g.off_path[n] = path[n];
+        n++;
+    }
+    g.off_path[n] = '\0';
+    g.off_fd = fd;
+}
+
+/* ------------------------------------------------------------------ */
 /* fork, exit                                                           */
 
 void ioh_pol_fork_child(void)
@@ -1231,6 +1282,15 @@ void ioh_pol_stop_threads(void)
 void ioh_pol_thread_exit(void)
 {
     ioh_coalesce_count_fast();
+}
+
+/* Could the policy coalesce any file (a `coalesce` action or `auto`)? */
+static int may_coalesce(const struct ioh_spec *s)
+{
+    uint32_t any = s->dflt.flags;
+    for (unsigned i = 0; i < s->nrules; i++)
+        any |= s->rules[i].act.flags;
+    return (any & (IOH_ACT_COALESCE | IOH_ACT_AUTO)) != 0;
 }
 
 void ioh_pol_finish(void)
@@ -1261,6 +1321,28 @@ void ioh_pol_finish(void)
                  (unsigned long long)c.refills, (unsigned long long)c.direct,
                  (long long)c.calls - (long long)(c.refills + c.direct),
                  (unsigned long long)c.bytes_in, (unsigned long long)c.bytes_out);
+    /* Whenever a block or a stdio buffer was asked for: a bound below the
+     * block size (0, 1K) refuses every one, and coalescing does nothing. */
+    uint64_t blocks_refused = atomic_load(&g.blocks_refused);
+    uint64_t bufs_given = atomic_load(&g.bufs_given), bufs_refused = atomic_load(&g.bufs_refused);
+    if (c.mem_peak || blocks_refused || bufs_refused)
+        ioh_report("stats: coalesce memory: limit %llu bytes (IOHINT_COALESCE_MEM), at most %llu "
+                 "in use; refused for lack of it: blocks %llu, stdio buffers %llu; stdio buffers "
+                 "given %llu",
+                 (unsigned long long)c.mem_limit, (unsigned long long)c.mem_peak,
+                 (unsigned long long)blocks_refused, (unsigned long long)bufs_refused,
+                 (unsigned long long)bufs_given);
+    int why = atomic_load(&g.off_why);
+    if (why == IOH_POL_OFF_SHARED_MAP && may_coalesce(&g.spec)) {
+        if (g.off_path[0])
+            ioh_report("stats: coalesce: off for good since a writable shared mapping of %s: "
+                     "no read served from a block, no block or stdio buffer given after it",
+                     g.off_path);
+        else
+            ioh_report("stats: coalesce: off for good since a writable shared mapping of the "
+                     "file on descriptor %d: no read served from a block, no block or stdio "
+                     "buffer given after it", g.off_fd);
+    }
     if (p.requests || p.overflow || p.stale)
         ioh_report("stats: prefetch: %llu requests, %llu bytes asked for, %llu bytes dropped "
                  "behind, reads in prefetched ranges %llu of %llu, back-offs %llu, "

@@ -78,8 +78,9 @@ void ioh_pol_invalidate(void);
 void ioh_pol_invalidate_file(uint64_t dev, uint64_t ino);
 
 /* stdio: a stream was opened on a description that coalesces; give it a
- * larger buffer of ours before its first read. ioh_pol_stream_closed frees it
- * after fclose. */
+ * larger buffer of ours before its first read, if IOHINT_COALESCE_MEM has
+ * room for it (coalesce.h, ioh_coalesce_mem_take). ioh_pol_stream_closed
+ * frees it after fclose. */
 void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o);
 void ioh_pol_stream_closed(FILE *f);
 /* After fopen/fdopen/freopen: a stream that may write a regular file stops
@@ -88,6 +89,15 @@ void ioh_pol_stream_closed(FILE *f);
 void ioh_pol_stream_writer(FILE *f, struct ioh_ofd *o);
 /* After freopen: frees the old buffer if the stream no longer uses it. */
 void ioh_pol_stream_reopened(FILE *f);
+
+/* The shim serves no read from a block from now on, for good, and why:
+ * `o` (fd) is the file whose writable shared mapping was the first one
+ * (stores to it change the file with no call the shim sees). The policies
+ * give no more blocks or stdio buffers, and IOHINT_STATS says so. */
+enum ioh_pol_off {
+    IOH_POL_OFF_SHARED_MAP = 1,
+};
+void ioh_pol_coalesce_off(enum ioh_pol_off why, int fd, const struct ioh_ofd *o);
 
 /* A thread that kept counts to itself ends (fdtab.h's thread-exit hook):
  * they are added to the statistics. */

@@ -1894,8 +1894,9 @@ static void *do_mmap(void *addr, size_t len, int prot, int flags, int fd, off64_
     struct call c;
     struct ioh_ofd *o = ioh_fd_get(fd);
     if (p != MAP_FAILED && (flags & MAP_SHARED) && o && o->kind == IOH_FILE_REG &&
-        ((prot & PROT_WRITE) || (ioh_raw2(SYS_fcntl, fd, F_GETFL) & O_ACCMODE) == O_RDWR))
-        atomic_store(&g_shared_map, 1);
+        ((prot & PROT_WRITE) || (ioh_raw2(SYS_fcntl, fd, F_GETFL) & O_ACCMODE) == O_RDWR) &&
+        !atomic_exchange(&g_shared_map, 1))
+        ioh_pol_coalesce_off(IOH_POL_OFF_SHARED_MAP, fd, o);
     enter(&c);
     record(IOH_OP_MMAP, fd, o, off, len, p == MAP_FAILED ? -(int64_t)err : 0,
            (uint32_t)(prot & 0xff) | ((uint32_t)flags << 8), &c, caller);

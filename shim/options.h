@@ -28,7 +28,7 @@ enum ioh_opt_type { IOH_OPT_BOOL, IOH_OPT_INT, IOH_OPT_SIZE, IOH_OPT_STRING, IOH
     X(POLICY,      "policy",      PATH,   "none",  "I/O policy: none, auto, actions (sequential,prefetch=8M...) or a policy file") \
     X(STATS,       "stats",       BOOL,   "0",     "print what the policies did at exit") \
     X(STATS_FILE,  "stats_file",  PATH,   "",      "append those statistics to this file instead of stderr (implies stats)") \
-    X(COALESCE_MEM, "coalesce_mem", SIZE, "256M",  "memory for coalescing buffers, all files together") \
+    X(COALESCE_MEM, "coalesce_mem", SIZE, "256M",  "memory for coalescing blocks and stdio buffers, all files together") \
     X(VERBOSE,     "verbose",     BOOL,   "0",     "print the effective options at start")
 
 enum ioh_opt_id {

@@ -774,6 +774,19 @@ static void memory_bound(void **state)
     assert_null(ioh_coalesce_new(4096));
     ioh_coalesce_free(b[0]);
     assert_non_null(b[4] = ioh_coalesce_new(BLOCK));
+    /* Other memory for coalescing (the engine's stdio buffers) comes out of
+     * the same bound. */
+    assert_false(ioh_coalesce_mem_take(1));
+    ioh_coalesce_free(b[1]);
+    assert_false(ioh_coalesce_mem_take(BLOCK + 1));
+    assert_true(ioh_coalesce_mem_take(BLOCK));
+    assert_null(ioh_coalesce_new(BLOCK));
+    ioh_coalesce_mem_put(BLOCK);
+    assert_non_null(b[1] = ioh_coalesce_new(BLOCK));
+    struct ioh_coalesce_stats st;
+    ioh_coalesce_stats(&st);
+    assert_int_equal(st.mem_limit, 256 * 1024);
+    assert_true(st.mem_peak <= 256 * 1024);
     for (int i = 1; i < 5; i++)
         ioh_coalesce_free(b[i]);
     unsetenv("IOHINT_COALESCE_MEM");

@@ -16,9 +16,16 @@
  *                           memory out again; here the first FILE is read
  *                           into it first); found by a tester: "system calls
  *                           saved -23" in a Python process
+ *   streams FILE N          fopen FILE N times and fread 4 KiB from each;
+ *                           prints how much the resident memory grew meanwhile
+ *                           in MiB (found by a tester: stdio buffers of ours
+ *                           were not counted in IOHINT_COALESCE_MEM)
+ *   sharedmap FILE COPY     maps COPY (a file it may write) shared and writable,
+ *                           then reads FILE in 100-byte pieces
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "progs.h"
@@ -110,6 +117,39 @@ static void readall(int nfiles, char **paths)
     }
 }
 
+static void streams(const char *path, int n)
+{
+    FILE *f[64];
+    char buf[4096];
+    if (n < 1 || n > 64)
+        die("1 to 64 streams");
+    long before = proc_status_kib("VmRSS");
+    uint64_t sum = FNV_INIT;
+    for (int i = 0; i < n; i++) {
+        f[i] = fopen(path, "r");
+        if (!f[i] || fread(buf, 1, sizeof buf, f[i]) != sizeof buf)
+            die("fopen/fread %s", path);
+        sum = fnv1a(sum, buf, sizeof buf);
+    }
+    long grown = proc_status_kib("VmRSS") - before;
+    for (int i = 0; i < n; i++)
+        fclose(f[i]);
+    out("%d streams, checksum %016llx\n", n, (unsigned long long)sum);
+    /* On stderr: the one line that may differ under the shim. */
+    fprintf(stderr, "resident memory grew by %ld MiB\n", grown / 1024);
+}
+
+static void sharedmap(const char *path, const char *copy)
+{
+    int w = open(copy, O_RDWR);
+    void *p = w < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, w, 0);
+    if (p == MAP_FAILED)
+        die("mmap %s", copy);
+    reads(path, 1000, 100);
+    munmap(p, 4096);
+    close(w);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -119,7 +159,11 @@ int main(int argc, char **argv)
         threads(argv[2], atoi(argv[3]), atol(argv[4]), (size_t)atol(argv[5]));
     else if (!strcmp(mode, "readall") && argc > 2)
         readall(argc - 2, argv + 2);
+    else if (!strcmp(mode, "streams") && argc == 4)
+        streams(argv[2], atoi(argv[3]));
+    else if (!strcmp(mode, "sharedmap") && argc == 4)
+        sharedmap(argv[2], argv[3]);
     else
-        die("usage: statsprog reads|threads|readall ARGS...");
+        die("usage: statsprog reads|threads|readall|streams|sharedmap ARGS...");
     return 0;
 }

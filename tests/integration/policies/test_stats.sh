@@ -1,9 +1,12 @@
 #!/bin/bash
 # What IOHINT_STATS reports about coalescing (statsprog.c), found wrong by a
 # tester: the reads of the read() fast lane were not counted (one in 16 of
-# them was), and a whole-file read made more system calls than reads
-# ("system calls saved" negative). The programs' output is the same with
-# and without the shim in every case.
+# them was), a whole-file read made more system calls than reads ("system
+# calls saved" negative), stdio buffers of ours were not counted in
+# IOHINT_COALESCE_MEM (12 streams under coalesce=64M and a 16M bound: 769 MB
+# resident), and a bound below the block size or a writable shared mapping
+# turned coalescing off without a word. The programs' output is the same
+# with and without the shim in every case.
 source "$(dirname "$0")/../lib.sh"
 
 prog=$POLPROGS/statsprog
@@ -27,6 +30,12 @@ run() {
         { diff "$T/$name.want" "$T/$name.out" | head >&2; fail "$name: output differs under $policy"; }
     grep 'stats:' "$T/$name.err" >"$T/$name.stats" || true
     CASES=$((CASES + 1))
+}
+
+# field NAME REGEX: the number the first group of REGEX (sed -E) matches in
+# the stats lines of NAME, or nothing.
+field() {
+    sed -En "s/.*$2.*/\\1/p" "$T/$1.stats" | head -1
 }
 
 # The counts of the coalesce line: reads, served, block reads, direct, saved,
@@ -82,4 +91,34 @@ read -r reads served refills direct saved bin bout < <(coalesce_line readall) ||
 [[ $reads -eq 13 && $refills -eq 10 && $saved -eq 0 ]] ||
     { show "$T/readall.stats"; fail "readall: expected 13 reads, 10 block reads, no system call saved or added"; }
 
+# stdio buffers count against IOHINT_COALESCE_MEM with the blocks: under
+# coalesce=4M and an 8M bound, the first stream's file takes a block (4 MiB,
+# never touched: stdio reads inside libc) and the stream a buffer (4 MiB),
+# and the other 11 streams keep glibc's. Before, each took a 4 MiB buffer,
+# filled by its first fread: 48 MiB resident.
+make_bin "$T/big.bin" $((16 << 20))
+run streams coalesce=4M IOHINT_COALESCE_MEM=8M -- streams "$T/big.bin" 12
+grown=$(sed -n 's/^resident memory grew by \([0-9]*\) MiB$/\1/p' "$T/streams.err")
+[[ -n $grown && $grown -le 8 ]] ||
+    { show "$T/streams.err"; fail "streams: resident memory grew by ${grown:-?} MiB under an 8 MiB bound"; }
+used=$(field streams 'at most ([0-9]+) in use')
+[[ -n $used && $used -le $((8 << 20)) ]] ||
+    { show "$T/streams.stats"; fail "streams: more memory in use than IOHINT_COALESCE_MEM"; }
+grep -q 'refused for lack of it: blocks 11, stdio buffers 11; stdio buffers given 1$' "$T/streams.stats" ||
+    { show "$T/streams.stats"; fail "streams: expected 1 buffer given, 11 buffers and 11 blocks refused"; }
+
+# A bound below the block size refuses every block: the stats say so.
+run tiny coalesce=64K IOHINT_COALESCE_MEM=1K -- reads "$f" 1000 100
+grep -q 'coalesce memory: limit 1024 bytes (IOHINT_COALESCE_MEM), at most 0 in use; refused for lack of it: blocks 1, stdio buffers 0' \
+    "$T/tiny.stats" || { show "$T/tiny.stats"; fail "tiny: no word of the refused block"; }
+
+# A writable shared mapping of a file turns coalescing off for good: the
+# stats say so, and why; traced, with the file's path.
+cp "$f" "$T/mapped.bin"
+run sharedmap coalesce=64K -- sharedmap "$f" "$T/mapped.bin"
+grep -q 'coalesce: off for good since a writable shared mapping of the file on descriptor [0-9]*: ' \
+    "$T/sharedmap.stats" || { show "$T/sharedmap.stats"; fail "sharedmap: no word of coalescing going off"; }
+run sharedmap-traced coalesce=64K IOHINT_TRACE_DIR="$T/trace" -- sharedmap "$f" "$T/mapped.bin"
+grep -qF "coalesce: off for good since a writable shared mapping of $T/mapped.bin: " \
+    "$T/sharedmap-traced.stats" || { show "$T/sharedmap-traced.stats"; fail "sharedmap traced: no path"; }
 done_ok
