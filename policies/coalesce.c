@@ -505,5 +505,8 @@ void ioh_coalesce_stats(struct ioh_coalesce_stats *out)
 
 void ioh_coalesce_fork_child(void)
 {
+    /* Whoever held them is gone with the fork (a count it was changing may
+     * be left one off: a slot that stays uncoalesced, the safe side). */
     atomic_store(&g.pool_owner, 0);
+    atomic_store(&g_unseen.owner, 0);
 }

@@ -658,7 +658,7 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
     int same = (int)r.cls == pf->decided && next == pf->act.flags;
     if (!same) {
         atomic_fetch_add_explicit(&g.decisions, 1, memory_order_relaxed);
-        ioh_shim_record_action(fd, o, IOH_PACT_DECIDE, 0, (uint64_t)r.cls, want);
+        ioh_shim_record_action(fd, o, IOH_PACT_DECIDE, 0, (uint64_t)r.cls, next);
     }
     pf->decided = (int)r.cls;
     if (r.cls == IOH_CLS_STRIDED)
@@ -685,8 +685,9 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
 static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t end,
                       enum ioh_prefetch_how how)
 {
-    if (!pf->pf_dist)
-        pf->pf_dist = LOOKAHEAD_MIN;
+    if (!pf->pf_dist)             /* a distance below the ramp's start: that much */
+        pf->pf_dist = pf->act.prefetch_distance < LOOKAHEAD_MIN ? pf->act.prefetch_distance
+                                                                  : LOOKAHEAD_MIN;
     uint64_t dist = pf->pf_dist;
     if (pf->pf_end < end)
         pf->pf_end = end;
@@ -1114,132 +1115,152 @@ int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int adv
 /* ------------------------------------------------------------------ */
 /* stdio                                                                */
 
+/* The stdio streams the policies know, one record per FILE: a buffer of
+ * ours (coalesce), and whether the stream may write a regular file. A
+ * record leaves the table before libc's fclose or freopen, while the
+ * address is still the stream's: after, another thread's fopen may get the
+ * same address and register it first, and a release by address released
+ * that record - its buffer unmapped under it (a reader thread's fclose,
+ * found by review; ioh_pol_stream_closing). Every change is made under
+ * `owner`; a handler that finds it taken on its own thread does without (a
+ * writer it cannot record stays counted for good: the safe side). */
 #define STREAM_SLOTS 64
 
 static struct {
-    _Atomic(FILE *) f[STREAM_SLOTS];
-    char *buf[STREAM_SLOTS];
-    size_t size[STREAM_SLOTS];
+    _Atomic uint32_t owner;       /* ioh_spin_lock */
+    struct ioh_pol_stream rec[STREAM_SLOTS];   /* f NULL: free */
 } g_streams;
 
-/* The buffer is counted against IOHINT_COALESCE_MEM with the blocks: a
- * stream the memory left has none keeps glibc's (before, each stream mapped
- * one outside the bound: 12 streams of a file under coalesce=64M and a 16M
- * bound reached 769 MB, found by a tester). */
-void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o)
+/* f's record, or a free one; NULL if neither. Lock held. */
+static struct ioh_pol_stream *stream_record(FILE *f)
 {
-    struct ioh_pol_file *pf = o ? atomic_load(&o->pol) : NULL;
+    struct ioh_pol_stream *free_rec = NULL;
+    for (int i = 0; i < STREAM_SLOTS; i++) {
+        if (g_streams.rec[i].f == f)
+            return &g_streams.rec[i];
+        if (!g_streams.rec[i].f && !free_rec)
+            free_rec = &g_streams.rec[i];
+    }
+    return free_rec;
+}
+
+/* A buffer of ours for f, counted against IOHINT_COALESCE_MEM with the
+ * blocks: a stream the memory left has none keeps glibc's (before, each
+ * stream mapped one outside the bound: 12 streams of a file under
+ * coalesce=64M and a 16M bound reached 769 MB, found by a tester). */
+static void give_buffer(FILE *f, struct ioh_ofd *o, struct ioh_pol_stream *r)
+{
+    struct ioh_pol_file *pf = atomic_load(&o->pol);
     if (!pf || !(pf->act.flags & IOH_ACT_COALESCE) || (atomic_load(&o->flags) & IOH_OFD_WRITABLE) ||
         atomic_load_explicit(&g.off_why, memory_order_relaxed))
         return;
     size_t size = pf->act.coalesce_block < (1u << 20) ? (1u << 20) : pf->act.coalesce_block;
-    for (int i = 0; i < STREAM_SLOTS; i++) {
-        FILE *none = NULL;
-        if (!atomic_compare_exchange_strong(&g_streams.f[i], &none, f))
-            continue;
-        if (!ioh_coalesce_mem_take(size)) {
-            atomic_store(&g_streams.f[i], NULL);
-            atomic_fetch_add_explicit(&g.bufs_refused, 1, memory_order_relaxed);
-            return;
-        }
-        char *buf = ioh_map_anon(size);
-        if (!buf || setvbuf(f, buf, _IOFBF, size) != 0) {
-            if (buf)
-                ioh_raw2(SYS_munmap, buf, size);
-            ioh_coalesce_mem_put(size);
-            atomic_store(&g_streams.f[i], NULL);
-            return;
-        }
-        g_streams.buf[i] = buf;
-        g_streams.size[i] = size;
-        atomic_fetch_add_explicit(&g.bufs_given, 1, memory_order_relaxed);
+    if (!ioh_coalesce_mem_take(size)) {
+        atomic_fetch_add_explicit(&g.bufs_refused, 1, memory_order_relaxed);
         return;
+    }
+    char *buf = ioh_map_anon(size);
+    if (!buf || setvbuf(f, buf, _IOFBF, size) != 0) {
+        if (buf)
+            ioh_raw2(SYS_munmap, buf, size);
+        ioh_coalesce_mem_put(size);
+        return;
+    }
+    r->buf = buf;
+    r->size = size;
+    atomic_fetch_add_explicit(&g.bufs_given, 1, memory_order_relaxed);
+}
+
+/* A stream that may write a regular file: stdio writes from inside libc
+ * (its buffer, when full, at fflush, fclose, a seek), where no wrapper sees
+ * it, so while it is open no block of its file is filled, and the file's
+ * blocks are emptied when it opens and when it closes (ioh_coalesce_writer).
+ * (A program that read a file in small reads, then rewrote part of it with
+ * fopen("r+") and fputs, read its old bytes back under auto, even after
+ * fclose: found by a tester.) */
+static int may_write(const struct ioh_ofd *o)
+{
+    return o->kind == IOH_FILE_REG && (atomic_load(&o->flags) & IOH_OFD_WRITABLE);
+}
+
+void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o, int fresh)
+{
+    if (!g.active || !f || !o)
+        return;
+    int writer = may_write(o);
+    if (writer)
+        ioh_coalesce_writer(o->dev, o->ino, 1);
+    if (!ioh_spin_lock(&g_streams.owner))
+        return;
+    struct ioh_pol_stream *r = stream_record(f);
+    if (r && !r->f) {             /* (f's own record: freopen's, kept) */
+        *r = (struct ioh_pol_stream){.f = f};
+        if (fresh)
+            give_buffer(f, o, r);
+        if (writer) {
+            r->writer = 1;
+            r->dev = o->dev;
+            r->ino = o->ino;
+        }
+        if (!r->buf && !r->writer)
+            r->f = NULL;
+    } else if (r && writer && !r->writer) {
+        r->writer = 1;
+        r->dev = o->dev;
+        r->ino = o->ino;
+    }
+    ioh_spin_unlock(&g_streams.owner);
+}
+
+void ioh_pol_stream_closing(FILE *f, struct ioh_pol_stream *out)
+{
+    *out = (struct ioh_pol_stream){0};
+    if (!g.active || !f || !ioh_spin_lock(&g_streams.owner))
+        return;
+    struct ioh_pol_stream *r = stream_record(f);
+    if (r && r->f == f) {
+        *out = *r;
+        *r = (struct ioh_pol_stream){0};
+    }
+    ioh_spin_unlock(&g_streams.owner);
+}
+
+static void release_buffer(const struct ioh_pol_stream *r)
+{
+    if (r->buf) {
+        ioh_raw2(SYS_munmap, r->buf, r->size);
+        ioh_coalesce_mem_put(r->size);
     }
 }
 
-/* stdio streams that may write a regular file. stdio writes from inside
- * libc (its buffer, when full, at fflush, fclose, a seek), where no wrapper
- * sees it: while such a stream is open no block of its file is filled, and
- * its file's blocks are emptied when it opens and when it closes
- * (ioh_coalesce_writer). (A program that read a file in small reads, then
- * rewrote part of it with fopen("r+") and fputs, read its old bytes back
- * under auto, even after fclose: found by a tester.) A stream not found
- * here at its close (no slot was free, or the table was busy in a signal
- * handler) leaves its file uncoalesced for good: the safe side. */
-#define WRITER_SLOTS 64
-static struct {
-    _Atomic uint32_t owner;       /* ioh_spin_lock */
-    FILE *f[WRITER_SLOTS];
-    uint64_t dev[WRITER_SLOTS], ino[WRITER_SLOTS];
-} g_writers;
-
-void ioh_pol_stream_writer(FILE *f, struct ioh_ofd *o)
+void ioh_pol_stream_closed(const struct ioh_pol_stream *r)
 {
-    if (!g.active || !f || !o || o->kind != IOH_FILE_REG ||
-        !(atomic_load(&o->flags) & IOH_OFD_WRITABLE))
+    release_buffer(r);
+    if (r->writer)                /* what it wrote reached the file in fclose */
+        ioh_coalesce_writer(r->dev, r->ino, -1);
+}
+
+/* freopen closed the old file: its writer goes. glibc let go of our buffer
+ * with it, or kept it: then it stays the stream's record (each freopen took
+ * another slot and another buffer, found by a tester). */
+void ioh_pol_stream_reopened(FILE *f, const struct ioh_pol_stream *r)
+{
+    if (r->writer)
+        ioh_coalesce_writer(r->dev, r->ino, -1);
+    if (!r->buf)
         return;
-    ioh_coalesce_writer(o->dev, o->ino, 1);
-    if (!ioh_spin_lock(&g_writers.owner))
+    if (f->_IO_buf_base != r->buf) {
+        release_buffer(r);
         return;
-    for (int i = 0; i < WRITER_SLOTS; i++) {
-        if (!g_writers.f[i]) {
-            g_writers.f[i] = f;
-            g_writers.dev[i] = o->dev;
-            g_writers.ino[i] = o->ino;
-            break;
-        }
     }
-    ioh_spin_unlock(&g_writers.owner);
-}
-
-/* f's file was closed (fclose, freopen): its writer goes. */
-static void stream_writer_closed(FILE *f)
-{
-    if (!g.active || !ioh_spin_lock(&g_writers.owner))
+    /* Still the stream's buffer: its record again. With no room (or the
+     * table busy in a handler) it stays mapped, unrecorded, for good. */
+    if (!ioh_spin_lock(&g_streams.owner))
         return;
-    for (int i = 0; i < WRITER_SLOTS; i++) {
-        if (g_writers.f[i] == f) {
-            g_writers.f[i] = NULL;
-            ioh_coalesce_writer(g_writers.dev[i], g_writers.ino[i], -1);
-            break;
-        }
-    }
-    ioh_spin_unlock(&g_writers.owner);
-}
-
-static int stream_slot(FILE *f)
-{
-    for (int i = 0; i < STREAM_SLOTS; i++)
-        if (atomic_load(&g_streams.f[i]) == f)
-            return i;
-    return -1;
-}
-
-static void stream_release(int i)
-{
-    ioh_raw2(SYS_munmap, g_streams.buf[i], g_streams.size[i]);
-    ioh_coalesce_mem_put(g_streams.size[i]);
-    g_streams.buf[i] = NULL;
-    atomic_store(&g_streams.f[i], NULL);
-}
-
-void ioh_pol_stream_closed(FILE *f)
-{
-    stream_writer_closed(f);
-    int i = stream_slot(f);
-    if (i >= 0)
-        stream_release(i);
-}
-
-/* freopen closed the old file, and with it glibc let go of our buffer: give
- * it back before the new file gets one (each freopen took another slot and
- * another buffer, found by a tester). Kept if the stream still uses it. */
-void ioh_pol_stream_reopened(FILE *f)
-{
-    stream_writer_closed(f);      /* the old file's; the new one registers anew */
-    int i = stream_slot(f);
-    if (i >= 0 && f->_IO_buf_base != g_streams.buf[i])
-        stream_release(i);
+    struct ioh_pol_stream *mine = stream_record(f);
+    if (mine && !mine->f)
+        *mine = (struct ioh_pol_stream){.f = f, .buf = r->buf, .size = r->size};
+    ioh_spin_unlock(&g_streams.owner);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1269,7 +1290,9 @@ void ioh_pol_coalesce_off(enum ioh_pol_off why, int fd, const struct ioh_ofd *o)
 
 void ioh_pol_fork_child(void)
 {
+    /* Whoever held them is gone with the fork. */
     atomic_store(&g.pool_owner, 0);
+    atomic_store(&g_streams.owner, 0);
     ioh_coalesce_fork_child();
     ioh_prefetch_fork_child();
 }
@@ -1277,6 +1300,11 @@ void ioh_pol_fork_child(void)
 void ioh_pol_stop_threads(void)
 {
     ioh_prefetch_stop();
+}
+
+void ioh_pol_stop_threads_for_good(void)
+{
+    ioh_prefetch_stop_for_good();
 }
 
 void ioh_pol_thread_exit(void)

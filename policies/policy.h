@@ -77,18 +77,25 @@ void ioh_pol_invalidate(void);
 /* The same for one file (a write or truncate through a descriptor of it). */
 void ioh_pol_invalidate_file(uint64_t dev, uint64_t ino);
 
-/* stdio: a stream was opened on a description that coalesces; give it a
- * larger buffer of ours before its first read, if IOHINT_COALESCE_MEM has
- * room for it (coalesce.h, ioh_coalesce_mem_take). ioh_pol_stream_closed
- * frees it after fclose. */
-void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o);
-void ioh_pol_stream_closed(FILE *f);
-/* After fopen/fdopen/freopen: a stream that may write a regular file stops
- * its file being served from blocks until ioh_pol_stream_closed (stdio's
- * writes come from inside libc, unseen). */
-void ioh_pol_stream_writer(FILE *f, struct ioh_ofd *o);
-/* After freopen: frees the old buffer if the stream no longer uses it. */
-void ioh_pol_stream_reopened(FILE *f);
+/* stdio. After fopen, fdopen (fresh 0), freopen and popen: a stream on a
+ * description that coalesces gets a larger buffer of ours (fresh streams,
+ * before their first read), room in IOHINT_COALESCE_MEM permitting; a
+ * stream that may write a regular file stops its file being served from
+ * blocks until it closes (stdio's writes come from inside libc, unseen).
+ * Before fclose or freopen, ioh_pol_stream_closing takes the stream's record
+ * out (the address may be another stream's once libc has freed it); after,
+ * ioh_pol_stream_closed or _reopened lets its buffer and writer go. */
+struct ioh_pol_stream {
+    FILE *f;                      /* NULL: no record */
+    char *buf;                    /* a buffer of ours, or NULL */
+    size_t size;
+    int writer;                   /* counted as a writer of (dev, ino) */
+    uint64_t dev, ino;
+};
+void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o, int fresh);
+void ioh_pol_stream_closing(FILE *f, struct ioh_pol_stream *out);
+void ioh_pol_stream_closed(const struct ioh_pol_stream *r);
+void ioh_pol_stream_reopened(FILE *f, const struct ioh_pol_stream *r);
 
 /* The shim serves no read from a block from now on, for good, and why:
  * `o` (fd) is the file whose writable shared mapping was the first one
@@ -107,6 +114,7 @@ void ioh_pol_thread_exit(void);
  * fdtab's prepare handler) and namespace changes. */
 void ioh_pol_fork_child(void);
 void ioh_pol_stop_threads(void);   /* before unshare/setns: join the worker */
+void ioh_pol_stop_threads_for_good(void);   /* ... and never start it again */
 
 /* At exit: IOHINT_STATS=1 prints a summary on stderr. */
 void ioh_pol_finish(void);

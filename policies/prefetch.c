@@ -60,7 +60,8 @@ static struct {
     _Atomic uint32_t tail;         /* next slot to consume (worker only) */
     _Atomic uint32_t wake;         /* futex: bumped on enqueue */
     _Atomic uint32_t sleeping;
-    _Atomic int state;             /* 0 none, 1 starting, 2 running, 3 stopping, -1 failed */
+    _Atomic int state;             /* 0 none, 1 starting, 2 running, 3 stopping, -1 failed,
+                                      4 stopped for good */
     pthread_t thread;
     _Atomic int worker_tid;
     int warned;
@@ -384,7 +385,7 @@ static int start(void)
     int s = atomic_load(&g.state);
     if (s == 2)
         return 1;
-    if (s == -1 || s == 3)
+    if (s == -1 || s == 3 || s == 4)
         return 0;
     int expected = 0;
     if (!atomic_compare_exchange_strong(&g.state, &expected, 1))
@@ -467,6 +468,24 @@ void ioh_prefetch_stop(void)
     atomic_store(&g.state, 0);
 }
 
+void ioh_prefetch_stop_for_good(void)
+{
+    ioh_prefetch_stop();
+    /* From none (stopped, or never started) or failed. A start that won the
+     * race first is running: stop it again. */
+    for (;;) {
+        int s = atomic_load(&g.state);
+        if (s == 4)
+            return;
+        if ((s == 0 || s == -1) && atomic_compare_exchange_strong(&g.state, &s, 4))
+            return;
+        if (s == 2)
+            ioh_prefetch_stop();
+        else
+            sched_yield();        /* starting or stopping: a moment */
+    }
+}
+
 void ioh_prefetch_fork_child(void)
 {
     /* The worker did not come along; what it had queued is the parent's. Its
@@ -485,7 +504,8 @@ void ioh_prefetch_fork_child(void)
 #if IOH_HAVE_URING
     g.ring_ok = 0;
 #endif
-    if (atomic_load(&g.state) != -1)
+    int s = atomic_load(&g.state);
+    if (s != -1 && s != 4)
         atomic_store(&g.state, 0);
 }
 

@@ -84,10 +84,13 @@ static void fork_parent(void)
  * no atfork handlers (posix_spawn's, a raw clone) shares it, and must not
  * finish the parent's trace or print its statistics (ioh_finish_early). */
 IOH_STARTUP_DATA static int32_t g_owner_pid;
+/* The statistics printed and the trace finished (finish_once). */
+static _Atomic int g_finished;
 
 static void fork_child(void)
 {
     g_owner_pid = (int32_t)ioh_raw_getpid();
+    atomic_store(&g_finished, 0);
     ioh_tls.tid = 0;
     ioh_tls.pid = 0;
     ioh_hidden_fork_child();      /* before any handler below closes one */
@@ -170,19 +173,39 @@ int ioh__init_slow(void)
     return m >= IOH_MODE_OFF ? m : IOH_MODE_OFF;
 }
 
-void ioh_finish_early(void)
+/* The statistics and the trace's end, once per process, whichever comes
+ * first: the destructor, _exit, or the stop before a sandbox. */
+static void finish_once(void)
 {
-    if (ioh_tls.internal || atomic_load(&ioh_mode) != IOH_MODE_ACTIVE ||
-        g_owner_pid != (int32_t)ioh_raw_getpid())
+    if (atomic_exchange(&g_finished, 1))
         return;
-    atomic_store(&ioh_mode, IOH_MODE_FINISHED);
     ioh_pol_finish();
     ioh_trace_finish();
 }
 
+/* This process's own state, in the shim's hands: not a wrapper of ours
+ * calling, nor a child that shares our memory (CLONE_VM without atfork
+ * handlers: posix_spawn's, a raw clone), whose calls must not finish or
+ * stop the parent's. */
+static int ours_to_finish(void)
+{
+    return !ioh_tls.internal && atomic_load(&ioh_mode) == IOH_MODE_ACTIVE &&
+           g_owner_pid == (int32_t)ioh_raw_getpid();
+}
+
+void ioh_finish_early(void)
+{
+    /* The mode stays: other threads run on until exit_group, and a read of
+     * theirs that went to libc now would find the kernel offset where the
+     * shim left it, behind the program's (found by review: one thread in 4
+     * got wrong bytes with a thread calling _exit). */
+    if (ours_to_finish())
+        finish_once();
+}
+
 void ioh_stop_for_sandbox(void)
 {
-    if (ioh_tls.internal || atomic_load(&ioh_mode) != IOH_MODE_ACTIVE)
+    if (!ours_to_finish())
         return;
     /* Every description shared and its kernel offset where the program is
      * (after the lazy reads in flight), as at a fork: from now on each call
@@ -192,12 +215,13 @@ void ioh_stop_for_sandbox(void)
     ioh_fdtab_share_sync_all();
     atomic_store(&ioh_mode, IOH_MODE_FINISHED);
     ioh_fdtab_share_sync_all();
-    ioh_pol_stop_threads();
+    /* For good: a thread past its check of the mode must not start the
+     * worker again under the filter. */
+    ioh_pol_stop_threads_for_good();
     ioh_warn("the program restricts its own system calls (seccomp): tracing and policies "
              "stop here, and its calls pass through untouched (the shim's own calls could be "
              "refused or kill it)");
-    ioh_pol_finish();
-    ioh_trace_finish();
+    finish_once();
 }
 
 __attribute__((constructor)) static void ioh_constructor(void)
@@ -207,8 +231,6 @@ __attribute__((constructor)) static void ioh_constructor(void)
 
 __attribute__((destructor)) static void ioh_destructor(void)
 {
-    if (atomic_load(&ioh_mode) == IOH_MODE_ACTIVE) {
-        ioh_pol_finish();
-        ioh_trace_finish();
-    }
+    if (atomic_load(&ioh_mode) == IOH_MODE_ACTIVE)
+        finish_once();
 }

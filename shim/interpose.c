@@ -1540,12 +1540,10 @@ static FILE *stream_opened(FILE *f, int err, struct call *c, int fresh, void *ca
         }
     }
     record(IOH_OP_FOPEN, fd, o, -1, 0, f ? fd : -(int64_t)err, fresh, c, caller);
-    if (o && fresh) {
+    if (o && fresh)
         ioh_pol_opened(fd, o);
-        ioh_pol_stream_opened(f, o);
-    }
     if (o)
-        ioh_pol_stream_writer(f, o);
+        ioh_pol_stream_opened(f, o, fresh);
     leave();
     errno = err;
     return f;
@@ -2653,12 +2651,14 @@ static FILE *do_freopen(const char *path, const char *mode, FILE *f,
     if (!observe())
         return fn(path, mode, f);
     int e0 = errno;
+    struct ioh_pol_stream rec;
+    ioh_pol_stream_closing(f, &rec);
     struct ioh_fdent *rb = stream_closing(f, IOH_OP_FCLOSE, caller);
     struct call c;
     enter(&c);
     errno = e0;
     FILE *r = freopen_rebinding(fn, path, mode, f, rb);
-    ioh_pol_stream_reopened(f);
+    ioh_pol_stream_reopened(f, &rec);
     stream_truncated(r, mode);    /* a NULL path reopens the same file, "w" empties it */
     int err = errno;
     ioh_fd_rebind_end(rb);
@@ -2685,12 +2685,14 @@ IOH_EXPORT int fclose(FILE *f)
     if (!observe())
         return ioh_real.fclose(f);
     int e0 = errno;
+    struct ioh_pol_stream rec;
+    ioh_pol_stream_closing(f, &rec);   /* while f is still this stream */
     struct ioh_fdent *rb = stream_closing(f, IOH_OP_FCLOSE, CALLER());
     errno = e0;
     int r = fclose_rebinding(f, rb);
     int err = errno;
     ioh_fd_rebind_end(rb);
-    ioh_pol_stream_closed(f);
+    ioh_pol_stream_closed(&rec);
     errno = err;
     return r;
 }
