@@ -37,7 +37,8 @@ static void run_usage(FILE *to)
 static int stats_file_make(char *path, size_t size)
 {
     const char *tmp = getenv("TMPDIR");
-    snprintf(path, size, "%s/iohint-stats-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    /* Absolute: the processes may change directory before they exit. */
+    snprintf(path, size, "%s/iohint-stats-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
     int fd = mkstemp(path);
     if (fd < 0)
         return -1;

@@ -321,7 +321,11 @@ static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t 
             last = r;                 /* EOF or error */
             break;
         }
-        if ((uint64_t)r < cb->cap)
+        /* Only a refill at the read's own position: a backward one asked
+         * the kernel something else, and a server that answers each request
+         * on its own (FUSE direct_io) may give a read at `want` more than
+         * that short answer implied (review). */
+        if ((uint64_t)r < cb->cap && start == want)
             ended = start + r;
     }
     /* What was copied is o's, but fd was rebound meanwhile: o may have been
@@ -490,7 +494,7 @@ void ioh_coalesce_stats(struct ioh_coalesce_stats *out)
      * while the process has one thread, which is then this one. */
     uint64_t fast_reads = 0, fast_bytes = 0;
     for (struct ioh_coalesce *cb = atomic_load(&g.all); cb; cb = cb->next_all) {
-        fast_reads += cb->fast_reads;
+        fast_reads += cb->fast_reads + (cb->fast_wraps << 32);
         fast_bytes += cb->fast_bytes;
     }
     out->served = atomic_load(&g.served) + fast_reads;

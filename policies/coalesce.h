@@ -59,6 +59,7 @@ struct ioh_coalesce {
      * a page of its own). */
     struct ioh_coalesce *next_free;
     struct ioh_coalesce *next_all; /* every block mapped (none is unmapped) */
+    uint64_t fast_wraps;           /* times fast_reads went round */
 };
 _Static_assert(offsetof(struct ioh_coalesce, next_free) <= 64,
                "the fast lane's fields of a block fit in one cache line");
@@ -223,7 +224,8 @@ static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, int fd,
     if (!atomic_load_explicit(&o->lagging, memory_order_relaxed))
         atomic_store_explicit(&o->lagging, 1, memory_order_relaxed);
     atomic_store_explicit(&o->fast_end, pos + (int64_t)n, memory_order_relaxed);
-    cb->fast_reads++;             /* counted on the block (above) */
+    if (__builtin_expect(++cb->fast_reads == 0, 0))   /* counted on the block (above) */
+        cb->fast_wraps++;         /* every 2^32 (~40 s of 4-byte reads; review) */
     cb->fast_bytes += n;
     return (ssize_t)n;
 }

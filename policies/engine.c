@@ -1193,23 +1193,26 @@ void ioh_pol_stream_opened(FILE *f, struct ioh_ofd *o, int fresh)
     if (!ioh_spin_lock(&g_streams.owner))
         return;
     struct ioh_pol_stream *r = stream_record(f);
-    if (r && !r->f) {             /* (f's own record: freopen's, kept) */
+    int claimed = r && !r->f;     /* else f's own record: freopen's, kept */
+    if (claimed)
         *r = (struct ioh_pol_stream){.f = f};
-        if (fresh)
-            give_buffer(f, o, r);
-        if (writer) {
-            r->writer = 1;
-            r->dev = o->dev;
-            r->ino = o->ino;
-        }
-        if (!r->buf && !r->writer)
-            r->f = NULL;
-    } else if (r && writer && !r->writer) {
+    if (r && writer && !r->writer) {
         r->writer = 1;
         r->dev = o->dev;
         r->ino = o->ino;
     }
     ioh_spin_unlock(&g_streams.owner);
+    if (!claimed)
+        return;
+    /* The buffer outside the lock (an mmap: the other threads' fopen and
+     * fclose would spin meanwhile; review). The record is f's, and f is
+     * not the program's yet: nobody else looks at more than its `f`. */
+    if (fresh)
+        give_buffer(f, o, r);
+    if (!r->buf && !r->writer && ioh_spin_lock(&g_streams.owner)) {
+        r->f = NULL;              /* nothing to remember */
+        ioh_spin_unlock(&g_streams.owner);
+    }
 }
 
 void ioh_pol_stream_closing(FILE *f, struct ioh_pol_stream *out)
@@ -1302,9 +1305,9 @@ void ioh_pol_stop_threads(void)
     ioh_prefetch_stop();
 }
 
-void ioh_pol_stop_threads_for_good(void)
+void ioh_pol_stop_threads_for_good(int join)
 {
-    ioh_prefetch_stop_for_good();
+    ioh_prefetch_stop_for_good(join);
 }
 
 void ioh_pol_thread_exit(void)

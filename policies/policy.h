@@ -114,7 +114,9 @@ void ioh_pol_thread_exit(void);
  * fdtab's prepare handler) and namespace changes. */
 void ioh_pol_fork_child(void);
 void ioh_pol_stop_threads(void);   /* before unshare/setns: join the worker */
-void ioh_pol_stop_threads_for_good(void);   /* ... and never start it again */
+/* ... and never start it again; join 0: only that (a child without atfork
+ * handlers, whose worker is not its own to join). */
+void ioh_pol_stop_threads_for_good(int join);
 
 /* At exit: IOHINT_STATS=1 prints a summary on stderr. */
 void ioh_pol_finish(void);

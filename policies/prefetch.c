@@ -468,12 +468,18 @@ void ioh_prefetch_stop(void)
     atomic_store(&g.state, 0);
 }
 
-void ioh_prefetch_stop_for_good(void)
+void ioh_prefetch_stop_for_good(int join)
 {
+    if (!join) {
+        atomic_store(&g.state, 4);
+        return;
+    }
     ioh_prefetch_stop();
     /* From none (stopped, or never started) or failed. A start that won the
-     * race first is running: stop it again. */
-    for (;;) {
+     * race first is running: stop it again. Bounded: a signal handler that
+     * interrupted this thread's own start or stop would wait for itself
+     * (review); then the worker may start again, rather than a hang. */
+    for (int tries = 0; tries < 10000; tries++) {
         int s = atomic_load(&g.state);
         if (s == 4)
             return;

@@ -100,7 +100,7 @@ static inline int ioh_readahead_sysfs_path(unsigned i, unsigned maj, unsigned mi
 void ioh_prefetch_stop(void);
 /* The same, and no worker is started again, nor any request carried out
  * inline (before a seccomp filter: shim/state.h, ioh_stop_for_sandbox). */
-void ioh_prefetch_stop_for_good(void);
+void ioh_prefetch_stop_for_good(int join);
 void ioh_prefetch_fork_child(void);
 
 struct ioh_prefetch_stats {

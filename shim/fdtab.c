@@ -363,14 +363,15 @@ struct ioh_ofd *ioh__fd_discover(int fd)
     /* Held through the hook (outside the lock: it may start the prefetch
      * worker): a close racing this first use must not pool o, nor hand it
      * to another file, under the state the hook attaches; and if the close
-     * released it meanwhile, before or while the hook attached, that state
-     * is let go here (the release hook lets go of nothing twice). */
+     * released it meanwhile (its last descriptor: a dup of it keeps it),
+     * before or while the hook attached, that state is let go here (the
+     * release hook lets go of nothing twice). */
     if (fresh && g_fd.discover_hook)
         atomic_fetch_add(&o->use, IOH_USE_HOLD);
     fd_unlock();
     if (fresh && g_fd.discover_hook) {
         g_fd.discover_hook(fd, o);
-        if (atomic_load(&e->ofd) != o && g_fd.release_hook)
+        if (atomic_load(&o->refs) == 0 && g_fd.release_hook)
             g_fd.release_hook(o);
         ioh_ofd_put(o, IOH_USE_HOLD);
     }

@@ -183,14 +183,19 @@ static void finish_once(void)
     ioh_trace_finish();
 }
 
-/* This process's own state, in the shim's hands: not a wrapper of ours
- * calling, nor a child that shares our memory (CLONE_VM without atfork
- * handlers: posix_spawn's, a raw clone), whose calls must not finish or
- * stop the parent's. */
-static int ours_to_finish(void)
+/* The process the shim's state was set up for: not a child made without
+ * atfork handlers (a raw clone, with CLONE_VM or not, posix_spawn's), which
+ * has the parent's state - in the same memory, or a copy - and maps the
+ * parent's trace: it must not finish it, print the parent's counts, or join
+ * a worker that is the parent's (or, in a copy, no thread at all). */
+static int owner(void)
 {
-    return !ioh_tls.internal && atomic_load(&ioh_mode) == IOH_MODE_ACTIVE &&
-           g_owner_pid == (int32_t)ioh_raw_getpid();
+    return g_owner_pid == (int32_t)ioh_raw_getpid();
+}
+
+static int active(void)
+{
+    return !ioh_tls.internal && atomic_load(&ioh_mode) == IOH_MODE_ACTIVE;
 }
 
 void ioh_finish_early(void)
@@ -199,14 +204,18 @@ void ioh_finish_early(void)
      * theirs that went to libc now would find the kernel offset where the
      * shim left it, behind the program's (found by review: one thread in 4
      * got wrong bytes with a thread calling _exit). */
-    if (ours_to_finish())
+    if (active() && owner())
         finish_once();
 }
 
 void ioh_stop_for_sandbox(void)
 {
-    if (!ours_to_finish())
+    /* Any process, the owner or not: a child made with clone() that
+     * sandboxes itself is the usual pattern (found by review: killed under
+     * its filter when only the owner stopped). */
+    if (!active())
         return;
+    int own = owner();
     /* Every description shared and its kernel offset where the program is
      * (after the lazy reads in flight), as at a fork: from now on each call
      * goes straight to libc, which must find the offsets right. Then pass
@@ -216,12 +225,14 @@ void ioh_stop_for_sandbox(void)
     atomic_store(&ioh_mode, IOH_MODE_FINISHED);
     ioh_fdtab_share_sync_all();
     /* For good: a thread past its check of the mode must not start the
-     * worker again under the filter. */
-    ioh_pol_stop_threads_for_good();
+     * worker again under the filter. Not joined by a child: the worker is
+     * its parent's (the same memory) or was not copied (its own). */
+    ioh_pol_stop_threads_for_good(own);
     ioh_warn("the program restricts its own system calls (seccomp): tracing and policies "
              "stop here, and its calls pass through untouched (the shim's own calls could be "
              "refused or kill it)");
-    finish_once();
+    if (own)
+        finish_once();
 }
 
 __attribute__((constructor)) static void ioh_constructor(void)
@@ -231,6 +242,6 @@ __attribute__((constructor)) static void ioh_constructor(void)
 
 __attribute__((destructor)) static void ioh_destructor(void)
 {
-    if (atomic_load(&ioh_mode) == IOH_MODE_ACTIVE)
+    if (atomic_load(&ioh_mode) == IOH_MODE_ACTIVE && owner())
         finish_once();
 }

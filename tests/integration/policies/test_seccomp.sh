@@ -12,7 +12,7 @@ source "$(dirname "$0")/../lib.sh"
 prog=$POLPROGS/allowlist
 head -c $((3 << 20)) /dev/urandom >"$T/data.bin"
 
-for how in prctl seccomp; do
+for how in prctl seccomp clone; do
     "$prog" "$how" "$T/data.bin" >"$T/want" 2>&1 || { show "$T/want"; fail "$how: fails without the shim"; }
     for policy in auto coalesce sequential,coalesce,prefetch noreuse willneed random; do
         rc=0
