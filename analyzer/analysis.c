@@ -147,7 +147,13 @@ struct ioh__file_state {
 struct ioh__stream_state {
     uint64_t prev_off, prev_end;
     bool has_prev;
-    struct ioh__model_stream *ms;
+    struct ioh__model_stream *ms;   /* made at its first run, freed at a close */
+    /* The program's own pattern hints on the description: kept across the
+     * close of one of its descriptors, which ends nothing in the kernel
+     * while another (a dup) is open (`posix_fadvise(fd, RANDOM)` then
+     * `close(dup(fd))`: the replay after it had read-ahead back; found by
+     * review). After the last close no event reaches the stream. */
+    struct ioh__advice advice;
     struct ioh_cls_state *cls;      /* only while its file has several readers */
     uint64_t votes[IOH_CLS_COUNT];
     uint64_t voted;                 /* own classifier reads already voted */
@@ -955,9 +961,10 @@ static void run_replay(struct ioh_analysis *an, struct ioh__file_state *fs, uint
     fs->fp_units += ioh_bits_set(&fs->fp, 0, ioh_bits_lo_unit(&fs->fp, off),
                                  ioh_bits_hi_unit(&fs->fp, end));
 
-    struct ioh__model_stream *ms = model_stream(an->streams[stream].state);
+    struct ioh__stream_state *ss = an->streams[stream].state;
+    struct ioh__model_stream *ms = model_stream(ss);
     if (ms)
-        ioh__models_run(&fs->models, ms, off, end, n);
+        ioh__models_run(&fs->models, ms, &ss->advice, off, end, n);
 }
 
 /* Replay the runs kept back, in order. */
@@ -1574,8 +1581,9 @@ static void program_advice(struct ioh_analysis *an, struct ioh_an_stream *s,
     if (e->ret != 0 || (!pattern && advice != POSIX_FADV_WILLNEED &&
                         advice != POSIX_FADV_DONTNEED))
         return;                 /* NOREUSE: the models have no eviction */
-    struct ioh__model_stream *ms = model_stream(s->state);
-    if (!ms || (pattern && ms->advice == advice))
+    struct ioh__stream_state *ss = s->state;
+    struct ioh__advice now = ss->advice;
+    if (pattern && !ioh__advice_apply(&now, advice))
         return;                 /* the pattern hint in force already */
     struct ioh_an_file *f = &an->files[s->file];
     struct ioh__file_state *fs = f->state;
@@ -1592,7 +1600,7 @@ static void program_advice(struct ioh_analysis *an, struct ioh_an_stream *s,
          * start now, with the pages fetched. */
         fs = file_state(an, f);
     }
-    ioh__models_stream_advise(ms, advice);
+    ss->advice = now;
     if (fs)
         ioh__models_advise(&fs->models, advice, e->off > 0 ? (uint64_t)e->off : 0, e->len);
 }
@@ -1615,12 +1623,25 @@ static void stream_close(struct ioh_analysis *an, struct ioh_an_stream *s, uint6
                        f->state->run_n);
             f->state->run_n = 0;
         }
+        /* The next read starts a run. Taken as a repeat of this stream's
+         * last read (a dup was closed, reading goes on), it extended the
+         * replayed run from its old start: 1,024 reads of 8 KiB after the
+         * close were replayed as reads of 16 KiB from offset 0 (found
+         * with the test of a dup's close). */
+        if (f->state->run_stream == s->index) {
+            f->state->rep_ok = false;
+            f->state->step_ok = false;
+        }
     }
     if (ss->cls) {
         stream_vote(an, ss);
         free(ss->cls);
         ss->cls = NULL;
     }
+    /* A close of any of the description's descriptors ends up here, a
+     * dup's too: the model state goes (memory stays bounded with many
+     * files; reads after it start a new read-ahead state), the program's
+     * hints stay with the description (ss->advice). */
     free(ss->ms);
     ss->ms = NULL;
 }

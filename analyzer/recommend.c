@@ -713,8 +713,8 @@ void ioh__models_set_size(struct ioh__models *m, uint64_t size)
     }
 }
 
-static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
-                          uint64_t end, uint64_t n);
+static void models_replay(struct ioh__models *m, struct ioh__model_stream *s,
+                          const struct ioh__advice *a, uint64_t off, uint64_t end, uint64_t n);
 
 static uint64_t region_hash(uint64_t x)
 {
@@ -772,13 +772,13 @@ static inline bool sampled_out(const struct ioh__models *m, uint64_t off)
            (region_hash(off >> IOH_MODEL_REGION_SHIFT) & ((1ull << m->sample_shift) - 1));
 }
 
-void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
-                     uint64_t end, uint64_t n)
+void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s,
+                     const struct ioh__advice *a, uint64_t off, uint64_t end, uint64_t n)
 {
     m->total_reads += n;
     m->epoch_reads += n;
-    if (__builtin_expect(s->advice != POSIX_FADV_NORMAL, 0)) {
-        if (s->advice == POSIX_FADV_RANDOM)
+    if (__builtin_expect(a->pattern != POSIX_FADV_NORMAL, 0)) {
+        if (a->pattern == POSIX_FADV_RANDOM)
             m->random_reads += n;
         else
             m->sequential_reads += n;
@@ -793,19 +793,31 @@ void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_
         (m->limit >> IOH_MODEL_REGION_SHIFT >> (m->sample_shift + 1)) >= 16) {
         /* This run still belongs to the closing period. */
         m->epoch_runs = 0;
-        models_replay(m, s, off, end, n);
+        models_replay(m, s, a, off, end, n);
         fold_period(m);
         m->sample_shift++;
         return;
     }
-    models_replay(m, s, off, end, n);
+    models_replay(m, s, a, off, end, n);
 }
 
-void ioh__models_stream_advise(struct ioh__model_stream *s, int advice)
+bool ioh__advice_apply(struct ioh__advice *a, int advice)
 {
-    if (advice == POSIX_FADV_NORMAL || advice == POSIX_FADV_RANDOM ||
-        advice == POSIX_FADV_SEQUENTIAL)
-        s->advice = (uint8_t)advice;
+    const struct ioh__advice was = *a;
+    switch (advice) {
+    case POSIX_FADV_NORMAL:
+        a->ra_twice = 0;
+        break;
+    case POSIX_FADV_SEQUENTIAL:
+        a->ra_twice = 1;
+        break;
+    case POSIX_FADV_RANDOM:
+        break;
+    default:
+        return false;
+    }
+    a->pattern = (uint8_t)advice;
+    return a->pattern != was.pattern || a->ra_twice != was.ra_twice;
 }
 
 void ioh__models_advise(struct ioh__models *m, int advice, uint64_t off, uint64_t len)
@@ -872,20 +884,18 @@ void ioh__models_prefetch(const struct ioh__models *m, uint64_t off)
     }
 }
 
-/* The read-ahead maximum (pages) on stream s of the models whose policy
- * gives no pattern hint of its own: what the program's own last hint left
- * of the default ra. */
-static inline uint64_t program_ra(const struct ioh__model_stream *s, uint64_t ra)
+/* The read-ahead maximum (pages) on a stream of the models whose policy
+ * gives no pattern hint of its own: what the program's own hints a left of
+ * the default ra. */
+static inline uint64_t program_ra(const struct ioh__advice *a, uint64_t ra)
 {
-    switch (s->advice) {
-    case POSIX_FADV_RANDOM: return 0;
-    case POSIX_FADV_SEQUENTIAL: return 2 * ra;
-    default: return ra;
-    }
+    if (a->pattern == POSIX_FADV_RANDOM)
+        return 0;
+    return a->ra_twice ? 2 * ra : ra;
 }
 
-static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
-                          uint64_t end, uint64_t n)
+static void models_replay(struct ioh__models *m, struct ioh__model_stream *s,
+                          const struct ioh__advice *a, uint64_t off, uint64_t end, uint64_t n)
 {
     if (end > m->limit) {
         m->limit = end;
@@ -894,7 +904,7 @@ static void models_replay(struct ioh__models *m, struct ioh__model_stream *s, ui
     /* ra: the default read-ahead, which the policies that give SEQUENTIAL
      * (2 x ra) or RANDOM (none) replace whatever the program said; pra: the
      * program's, for `none` and the policies that leave its hints alone. */
-    const uint64_t ra = m->p->ra_bytes / PG, pra = program_ra(s, ra);
+    const uint64_t ra = m->p->ra_bytes / PG, pra = program_ra(a, ra);
     struct ioh_bitgroup *g = &m->bits;
     if (n == 1) {
         /* A run of one read, the common case of any non-sequential file:

@@ -14,12 +14,12 @@
  * assumptions.
  *
  * "As is" means as the program ran without a policy, its own posix_fadvise
- * calls included (ioh__models_stream_advise(), ioh__models_advise()): after
- * its FADV_RANDOM the `none` model has no read-ahead on that stream, and so
- * have the models of the policies that give no hint of their own
- * (`noreuse`, `window`, `coalesce`), under which the program's hint reaches
- * the kernel; `sequential`, `random` and the look-ahead models (which give
- * SEQUENTIAL) veto it, as the policy layer does.
+ * calls included (struct ioh__advice, ioh__models_advise()): after its
+ * FADV_RANDOM the `none` model has no read-ahead on that stream, and so have
+ * the models of the policies that give no hint of their own (`noreuse`,
+ * `window`, `coalesce`), under which the program's hint reaches the kernel;
+ * `sequential`, `random` and the look-ahead models (which give SEQUENTIAL)
+ * veto it, as the policy layer does.
  *
  * State is bounded: per file one group of page bitmaps (struct ioh_bitgroup,
  * capped, adaptive granularity) plus O(1) scalars per model, and per stream
@@ -58,11 +58,26 @@ struct ioh__lru {
 /* Per stream. Zero-initialised is the start state. */
 struct ioh__model_stream {
     struct ioh__ra ra[IOH_AN_MODELS];
-    uint8_t  advice;            /* the program's last POSIX_FADV_NORMAL, _RANDOM or
-                                   _SEQUENTIAL on this stream (0: NORMAL) */
     uint64_t ahead[2];          /* look-ahead models: fetched up to this byte */
     struct ioh__lru lru[2];     /* coalescing models */
 };
+
+/* The program's own pattern hints on one open file description, as the
+ * kernel keeps them (mm/fadvise.c): with the description, so until its
+ * last descriptor is closed, not the one they were given through. NORMAL
+ * sets ra_pages to the device's read-ahead and clears FMODE_RANDOM,
+ * SEQUENTIAL sets it to twice that and clears FMODE_RANDOM, RANDOM sets
+ * FMODE_RANDOM (no read-ahead on a miss) and leaves ra_pages as it was.
+ * Zero-initialised: no hint given (NORMAL). */
+struct ioh__advice {
+    uint8_t pattern;            /* the last POSIX_FADV_NORMAL, _RANDOM or _SEQUENTIAL */
+    uint8_t ra_twice;           /* ra_pages doubled: a SEQUENTIAL that no NORMAL undid */
+};
+
+/* Take the program's posix_fadvise(advice) into a (only calls that
+ * succeeded): RANDOM, SEQUENTIAL and NORMAL change it, other advice does
+ * not. Returns whether it changed. */
+bool ioh__advice_apply(struct ioh__advice *a, int advice);
 
 struct ioh__counts {
     uint64_t hits, misses, requests;
@@ -132,20 +147,19 @@ void ioh__models_free(struct ioh__models *m);
 void ioh__models_set_size(struct ioh__models *m, uint64_t size);
 
 /* Replay a run of n >= 1 consecutive reads of stream s covering [off, end),
- * end > off. */
-void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s, uint64_t off,
-                     uint64_t end, uint64_t n);
+ * end > off, made while the program's own hints a held on the stream's
+ * description: they set the read-ahead of the models whose policy gives no
+ * hint of its own (see above). */
+void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s,
+                     const struct ioh__advice *a, uint64_t off, uint64_t end, uint64_t n);
 
-/* The program's own posix_fadvise(advice) through stream s (only calls
- * that succeeded), at its place among the runs replayed: RANDOM, SEQUENTIAL
- * and NORMAL set s's read-ahead in the models whose policy gives no hint of
- * its own (see above); other advice changes nothing here. */
-void ioh__models_stream_advise(struct ioh__model_stream *s, int advice);
-/* The same call's effect on the file's page cache, of [off, off + len) (len
- * 0: to the end of the file): WILLNEED (also the program's readahead(2),
- * which the kernel does as one) fetches the range in every model, DONTNEED
- * drops its whole pages from every model's cache; other advice changes
- * nothing here (NOREUSE: the models have no eviction). */
+/* The program's own posix_fadvise(advice) (only calls that succeeded), at
+ * its place among the runs replayed: its effect on the file's page cache,
+ * of [off, off + len) (len 0: to the end of the file): WILLNEED (also the
+ * program's readahead(2), which the kernel does as one) fetches the range
+ * in every model, DONTNEED drops its whole pages from every model's cache;
+ * other advice changes nothing here (NOREUSE: the models have no
+ * eviction). */
 void ioh__models_advise(struct ioh__models *m, int advice, uint64_t off, uint64_t len);
 
 /* A hint, ahead of ioh__models_run() of a run that starts at off: fetch the

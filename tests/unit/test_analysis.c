@@ -31,6 +31,8 @@
 #define T0 1000000000ull
 
 static char g_dir[64];
+/* The description's hints of a stream given none. */
+static const struct ioh__advice g_no_hint;
 
 static void rm_dir(const char *dir)
 {
@@ -95,7 +97,10 @@ typedef void (*pattern_fn)(uint64_t i, uint64_t *off, uint64_t *len, void *arg);
 
 /* A call of the program's own, given before read `before`: posix_fadvise
  * (op IOH_OP_FADVISE, aux = advice) or readahead(2) (IOH_OP_READAHEAD) of
- * [off, off + len), with the result the trace records (0 or -errno). */
+ * [off, off + len), with the result the trace records (0 or -errno); or a
+ * dup of its descriptor 3 (IOH_OP_DUP, `advice` the old descriptor, `ret`
+ * the new one) or the close of one (IOH_OP_CLOSE, `advice` the file id 1,
+ * as the shim records them). */
 struct own_hint {
     uint64_t before;
     uint16_t op;
@@ -117,9 +122,11 @@ static void write_hinted(const char *name, int64_t size, uint64_t n, pattern_fn 
     for (uint64_t i = 0; i <= n; i++) {
         for (; hi < nh && h[hi].before == i; hi++) {
             t += 1000;
-            struct ioh_event e = {.op = h[hi].op, .tid = 1, .fd = 3, .t = t, .off = h[hi].off,
-                                  .len = h[hi].len, .ret = h[hi].ret, .dur = 500, .file = 1,
-                                  .aux = h[hi].advice};
+            const bool close = h[hi].op == IOH_OP_CLOSE;
+            struct ioh_event e = {.op = h[hi].op, .tid = 1,
+                                  .fd = h[hi].op == IOH_OP_DUP ? (int32_t)h[hi].ret : 3, .t = t,
+                                  .off = h[hi].off, .len = h[hi].len, .ret = h[hi].ret,
+                                  .dur = 500, .file = close ? 0 : 1, .aux = h[hi].advice};
             assert_int_equal(ioh_synth_event(w, &e), 0);
         }
         if (i == n)
@@ -732,9 +739,9 @@ static void test_runs_match_reads(void **state)
         memset(&sb, 0, sizeof sb);
         ioh__models_init(&a, &p, fsize);
         ioh__models_init(&b, &p, fsize);
-        ioh__models_run(&a, &sa, 0, r * n, n);
+        ioh__models_run(&a, &sa, &g_no_hint, 0, r * n, n);
         for (uint64_t i = 0; i < n; i++)
-            ioh__models_run(&b, &sb, i * r, (i + 1) * r, 1);
+            ioh__models_run(&b, &sb, &g_no_hint, i * r, (i + 1) * r, 1);
         static const int kernel[] = {IOH_AN_M_DEFAULT, IOH_AN_M_SEQUENTIAL, IOH_AN_M_RANDOM,
                                      IOH_AN_M_NOREUSE};
         for (size_t j = 0; j < 4; j++) {
@@ -786,8 +793,8 @@ static void test_window_full_words(void **state)
         /* b forgets what it knows before each run: it sets every word. */
         if (b.full)
             memset(b.full, 0, 2 * sizeof *b.full);
-        ioh__models_run(&a, &sa, off, off + 4096, 1);
-        ioh__models_run(&b, &sb, off, off + 4096, 1);
+        ioh__models_run(&a, &sa, &g_no_hint, off, off + 4096, 1);
+        ioh__models_run(&b, &sb, &g_no_hint, off, off + 4096, 1);
     }
     assert_int_equal(a.bits.shift, b.bits.shift);
     assert_true(a.bits.shift > 12);
@@ -824,7 +831,7 @@ static void test_readahead_model(void **state)
     /* 4 KiB reads from 0: windows of 4, 8, 16, 32, 32... pages (128 KiB max),
      * as get_init_ra_size() and get_next_ra_size() grow them. */
     for (uint64_t i = 0; i < 256; i++)
-        ioh__models_run(&m, &s, i * 4096, (i + 1) * 4096, 1);
+        ioh__models_run(&m, &s, &g_no_hint, i * 4096, (i + 1) * 4096, 1);
     const struct ioh__counts *d = &m.c[IOH_AN_M_DEFAULT];
     assert_int_equal(d->misses, 1);
     assert_int_equal(d->hits, 255);
@@ -844,7 +851,7 @@ static void test_readahead_model(void **state)
     /* Unknown size: no WILLNEED prediction. */
     ioh__models_init(&m, &p, 0);
     memset(&s, 0, sizeof s);
-    ioh__models_run(&m, &s, 0, 4096, 1);
+    ioh__models_run(&m, &s, &g_no_hint, 0, 4096, 1);
     ioh__models_effects(&m, 0, 4096, e);
     assert_false(e[IOH_AN_M_WILLNEED].valid);
     ioh__models_free(&m);
@@ -1012,6 +1019,64 @@ static void test_own_hint_midway(void **state)
     assert_int_equal(f->rec.overrides, IOH_AN_HINT_RANDOM);
     assert_non_null(strstr(f->rec.reason, "the program's own RANDOM hint turned read-ahead off "
                                           "for 512 of 2048 reads; the policy's SEQUENTIAL"));
+    ioh_analysis_free(an);
+}
+
+/* The program's hint is the description's: the close of a duplicate of its
+ * descriptor (fdopen(dup(fd)) and fclose do that) ends nothing, in the
+ * kernel and in the models. The reviewer's program: RANDOM, close(dup(fd)),
+ * then 8 KiB reads to the end; the analysis forgot the hint at the close,
+ * replayed read-ahead, said "hit rate 100.0% ... the kernel's read-ahead
+ * already serves" and recommended none. A new description of the same file
+ * starts without it. */
+static void test_own_hint_dup_close(void **state)
+{
+    (void)state;
+    uint64_t sz = 8 * KIB;
+    const struct own_hint h[] = {
+        FADV(0, POSIX_FADV_RANDOM, 0, 0),
+        {0, IOH_OP_DUP, 3, -1, 0, 4},
+        {0, IOH_OP_CLOSE, 1, -1, 0, 0},
+        /* and once more half-way, between two runs */
+        {1024, IOH_OP_DUP, 3, -1, 0, 4},
+        {1024, IOH_OP_CLOSE, 1, -1, 0, 0},
+    };
+    write_hinted("owndup.iohtrace", 16 * MIB, 2048, p_seq, &sz, h, 5);
+    struct ioh_analysis *an = analyze1("owndup.iohtrace");
+    const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->advised_random_reads, 2048);
+    assert_int_equal(f->effects[IOH_AN_M_DEFAULT].misses, 2048);
+    assert_int_equal(f->rec.overrides, IOH_AN_HINT_RANDOM);
+    const char *why = "the program's own RANDOM hint turned read-ahead off; "
+                      "the policy's SEQUENTIAL overrides it: ";
+    if (strncmp(f->rec.reason, why, strlen(why)) != 0)
+        fail_msg("reason: %s", f->rec.reason);
+    ioh_analysis_free(an);
+
+    /* RANDOM on the first description, closed at last; the file opened
+     * again and read again through the new one, without a hint. */
+    struct ioh_synth *w = open_proc("ownreopen.iohtrace", 10, 1, T0);
+    uint64_t t = T0 + 100;
+    assert_int_equal(ioh_synth_path(w, 1, 1, t, 8, 42, 16 * MIB, "/data/f"), 0);
+    struct ioh_event e = {.op = IOH_OP_FADVISE, .tid = 1, .fd = 3, .t = ++t, .off = 0,
+                          .len = 0, .ret = 0, .dur = 500, .file = 1, .aux = POSIX_FADV_RANDOM};
+    assert_int_equal(ioh_synth_event(w, &e), 0);
+    for (uint64_t i = 0; i < 512; i++)
+        assert_int_equal(ioh_synth_read(w, 1, t += 1000, 1, 3, (int64_t)(i * sz), sz,
+                                        (int64_t)sz, 500, 0), 0);
+    assert_int_equal(ioh_synth_close(w, 1, t += 1000, 1, 3), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 2, t += 1000, 8, 42, 16 * MIB, "/data/f"), 0);
+    for (uint64_t i = 512; i < 2048; i++)
+        assert_int_equal(ioh_synth_read(w, 1, t += 1000, 2, 3, (int64_t)(i * sz), sz,
+                                        (int64_t)sz, 500, 0), 0);
+    assert_int_equal(ioh_synth_finish(w, t + 1000), 0);
+    an = analyze1("ownreopen.iohtrace");
+    f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(an->nstreams, 2);
+    assert_int_equal(f->advised_random_reads, 512);
+    /* The new description's first two reads wait (a read at a new place,
+     * then the one after it opens a window), then read-ahead serves. */
+    assert_int_equal(f->effects[IOH_AN_M_DEFAULT].misses, 512 + 2);
     ioh_analysis_free(an);
 }
 
@@ -1335,6 +1400,7 @@ int main(void)
         cmocka_unit_test(test_own_random_sparse),
         cmocka_unit_test(test_own_hint_none),
         cmocka_unit_test(test_own_hint_midway),
+        cmocka_unit_test(test_own_hint_dup_close),
         cmocka_unit_test(test_own_sequential),
         cmocka_unit_test(test_own_willneed_dontneed),
         cmocka_unit_test(test_size_text),
