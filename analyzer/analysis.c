@@ -1602,7 +1602,8 @@ static void program_advice(struct ioh_analysis *an, struct ioh_an_stream *s,
     }
     ss->advice = now;
     if (fs)
-        ioh__models_advise(&fs->models, advice, e->off > 0 ? (uint64_t)e->off : 0, e->len);
+        ioh__models_advise(&fs->models, &ss->advice, advice, e->off > 0 ? (uint64_t)e->off : 0,
+                           e->len);
 }
 
 static void stream_close(struct ioh_analysis *an, struct ioh_an_stream *s, uint64_t t)
@@ -2024,8 +2025,7 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
         if (s->stdio)
             f->stdio_reads += s->m.reads;
     }
-    ioh__models_effects(&fs->models, f->size > 0 ? (uint64_t)f->size : 0, f->footprint,
-                        f->effects);
+    ioh__models_effects(&fs->models, f->effects);
     f->model_sample = ioh__models_sampled(&fs->models);
     f->advised_random_reads = fs->models.random_reads;
     f->advised_sequential_reads = fs->models.sequential_reads;

@@ -176,7 +176,8 @@ enum ioh_an_model {
     IOH_AN_M_SEQUENTIAL,        /* FADV_SEQUENTIAL: read-ahead up to 2 x ra_bytes */
     IOH_AN_M_RANDOM,            /* FADV_RANDOM: no read-ahead */
     IOH_AN_M_NOREUSE,           /* default read-ahead, pages dropped once read */
-    IOH_AN_M_WILLNEED,          /* the whole file fetched at first use */
+    IOH_AN_M_WILLNEED,          /* WILLNEED of the whole file at open, 2 MiB pieces each
+                                   read as far as the read-ahead goes */
     IOH_AN_M_PREFETCH_2M,       /* look-ahead: [end, end + 2 MiB) kept fetched */
     IOH_AN_M_PREFETCH_16M,
     IOH_AN_M_WINDOW_4M,         /* sliding window of 4 MiB around the mean offset */

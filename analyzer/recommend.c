@@ -11,10 +11,11 @@
 
 #define PG ((uint64_t)IOH_PAGE)
 #define MIB (1024ull * 1024)
-/* WILLNEED is computed after the pass from the pages used, so its bitmap
- * slot holds the pages any read used. */
-#define USED IOH_AN_M_WILLNEED
-/* Kernel readahead splits a WILLNEED into requests of this size. */
+/* The pages any read used: the bitmap after the models'. */
+#define USED IOH_AN_MODELS
+/* The kernel splits a WILLNEED into requests of this size
+ * (force_page_cache_ra); the `willneed` policy asks in pieces of it too
+ * (policies/prefetch.c, HINT_PIECE). */
 #define WILLNEED_CHUNK (2 * MIB)
 
 static const uint64_t g_prefetch[2] = {2 * MIB, 16 * MIB};
@@ -132,6 +133,57 @@ static void drop(struct ioh__models *m, uint32_t k, uint64_t plo, uint64_t end_b
     uint64_t lo = ioh_bits_lo_unit(g, plo * PG), hi = ioh_bits_lo_unit(g, end_byte);
     if (lo < hi)
         ioh_bits_clear(g, k, lo, hi);
+}
+
+/* ---- WILLNEED ----------------------------------------------------------- */
+
+/* The read-ahead (pages) in force on a description under model k: what
+ * caps a WILLNEED on it. Twice the device's after a SEQUENTIAL: the
+ * policy's, under the policies that give it (they veto the program's
+ * contrary hints), else the program's own; RANDOM leaves it as it was
+ * (the `random` policy's, given at open, leaves the device's). */
+static uint64_t ra_pages(const struct ioh__models *m, uint32_t k, const struct ioh__advice *a)
+{
+    const uint64_t ra = m->p->ra_bytes / PG;
+    switch (k) {
+    case IOH_AN_M_SEQUENTIAL:
+    case IOH_AN_M_PREFETCH_2M:
+    case IOH_AN_M_PREFETCH_16M:
+        return 2 * ra;
+    case IOH_AN_M_RANDOM:
+        return ra;
+    default:
+        return a->ra_twice ? 2 * ra : ra;
+    }
+}
+
+/* One WILLNEED of pages [plo, phi) into model k's cache, as the kernel does
+ * it (mm/readahead.c, force_page_cache_ra): at most max(io_pages, ra_pages)
+ * pages from plo, whatever the length asked (measured on this VM, read-ahead
+ * 8 MiB: posix_fadvise(WILLNEED, 0, 0) and readahead(2) of an uncached
+ * 64 MiB file each left 8 MiB cached), in requests of 2 MiB; pages cached
+ * already are skipped. io_pages, the device's largest request
+ * (max_sectors_kb), is not in the trace: the cap here is ra_pages alone, so
+ * on a device whose largest request is longer than its read-ahead the
+ * model fetches less than the kernel would. Returns the bytes fetched and
+ * adds the requests to *requests. */
+static uint64_t willneed_fetch(struct ioh__models *m, uint32_t k, uint64_t plo, uint64_t phi,
+                               uint64_t ra_pages, uint64_t *requests)
+{
+    const uint64_t lim = page_ceil(m->limit);
+    if (phi - plo > ra_pages)
+        phi = plo + ra_pages;
+    if (phi > lim)
+        phi = lim;
+    if (plo >= phi)
+        return 0;
+    struct ioh_bitgroup *g = &m->bits;
+    uint64_t added = ioh_bits_set(g, k, ioh_bits_lo_unit(g, plo * PG),
+                                  ioh_bits_hi_unit(g, phi * PG)) << g->shift;
+    if (added > (phi - plo) * PG)
+        added = (phi - plo) * PG;
+    *requests += (added + WILLNEED_CHUNK - 1) / WILLNEED_CHUNK;
+    return added;
 }
 
 /* ---- the kernel's on-demand read-ahead (mm/readahead.c) ------------------ */
@@ -692,10 +744,22 @@ void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint
 {
     memset(m, 0, sizeof *m);
     m->p = p;
-    ioh_bits_init(&m->bits, IOH_AN_MODELS, 12, IOH_MODEL_CAP_BITS);
+    ioh_bits_init(&m->bits, USED + 1, 12, IOH_MODEL_CAP_BITS);
     m->limit = file_size;
     if (file_size)
         ioh_bits_reserve(&m->bits, file_size);
+    /* The `willneed` policy asks for the whole file when it is opened, in
+     * 2 MiB pieces (policies/prefetch.c), of which the kernel reads no
+     * more than the read-ahead each (willneed_fetch(); the device's: the
+     * program has given no hint yet). Only for files of known size up to
+     * willneed_max. */
+    if (file_size && file_size <= p->willneed_max) {
+        m->willneed_on = true;
+        const uint64_t piece = WILLNEED_CHUNK / PG, pages = page_ceil(file_size);
+        for (uint64_t at = 0; at < pages; at += piece)
+            m->willneed_fetched += willneed_fetch(m, IOH_AN_M_WILLNEED, at, at + piece,
+                                                  p->ra_bytes / PG, &m->willneed_requests);
+    }
 }
 
 void ioh__models_free(struct ioh__models *m)
@@ -820,7 +884,8 @@ bool ioh__advice_apply(struct ioh__advice *a, int advice)
     return a->pattern != was.pattern || a->ra_twice != was.ra_twice;
 }
 
-void ioh__models_advise(struct ioh__models *m, int advice, uint64_t off, uint64_t len)
+void ioh__models_advise(struct ioh__models *m, const struct ioh__advice *a, int advice,
+                        uint64_t off, uint64_t len)
 {
     if (advice != POSIX_FADV_WILLNEED && advice != POSIX_FADV_DONTNEED)
         return;
@@ -831,23 +896,14 @@ void ioh__models_advise(struct ioh__models *m, int advice, uint64_t off, uint64_
     const uint64_t lim = page_ceil(m->limit) * PG;
     const uint64_t end = len == 0 || off + len < off || off + len > lim ? lim : off + len;
     if (advice == POSIX_FADV_WILLNEED) {
-        /* Every page the range touches, read in the kernel's 2 MiB requests
-         * in the background (force_page_cache_ra); pages cached already are
-         * skipped. Not in the WILLNEED model's slot, which holds the pages
-         * used. */
+        /* The pages the range touches, as far as the read-ahead in force
+         * lets one call go, read in the background. */
         const uint64_t plo = off / PG, phi = page_ceil(end);
         if (plo >= phi)
             return;
-        for (uint32_t k = 0; k < IOH_AN_MODELS; k++) {
-            if (k == USED)
-                continue;
-            uint64_t added = ioh_bits_set(g, k, ioh_bits_lo_unit(g, plo * PG),
-                                          ioh_bits_hi_unit(g, phi * PG)) << g->shift;
-            if (added > (phi - plo) * PG)
-                added = (phi - plo) * PG;
-            m->advised_fetched[k] += added;
-            m->advised_requests[k] += (added + WILLNEED_CHUNK - 1) / WILLNEED_CHUNK;
-        }
+        for (uint32_t k = 0; k < IOH_AN_MODELS; k++)
+            m->advised_fetched[k] += willneed_fetch(m, k, plo, phi, ra_pages(m, k, a),
+                                                    &m->advised_requests[k]);
         return;
     }
     /* DONTNEED drops the pages wholly inside the range (the first and the
@@ -857,8 +913,7 @@ void ioh__models_advise(struct ioh__models *m, int advice, uint64_t off, uint64_
     if (lo >= hi)
         return;
     for (uint32_t k = 0; k < IOH_AN_MODELS; k++)
-        if (k != USED)
-            ioh_bits_clear(g, k, lo, hi);
+        ioh_bits_clear(g, k, lo, hi);
     /* The window models' words known full may not be any more. */
     if (m->full)
         memset(m->full, 0, 2 * sizeof *m->full);
@@ -894,6 +949,16 @@ static inline uint64_t program_ra(const struct ioh__advice *a, uint64_t ra)
     return a->ra_twice ? 2 * ra : ra;
 }
 
+/* The file's first read waits for the `willneed` policy's WILLNEED, asked
+ * for when the file was opened, an instant before: a miss, though the
+ * replay found its pages. */
+static void willneed_first_waits(struct ioh__models *m)
+{
+    struct ioh__counts *c = &m->c[IOH_AN_M_WILLNEED];
+    c->hits--;
+    c->misses++;
+}
+
 static void models_replay(struct ioh__models *m, struct ioh__model_stream *s,
                           const struct ioh__advice *a, uint64_t off, uint64_t end, uint64_t n)
 {
@@ -926,6 +991,13 @@ static void models_replay(struct ioh__models *m, struct ioh__model_stream *s,
                 &m->c[IOH_AN_M_RANDOM]);
         k_read1(m, IOH_AN_M_NOREUSE, &s->ra[IOH_AN_M_NOREUSE], pra, true, off, end, &gm,
                 &m->c[IOH_AN_M_NOREUSE]);
+        if (m->willneed_on) {
+            const bool first_waits = !m->started && rgeom_have(m, &gm, IOH_AN_M_WILLNEED);
+            k_read1(m, IOH_AN_M_WILLNEED, &s->ra[IOH_AN_M_WILLNEED], pra, false, off, end, &gm,
+                    &m->c[IOH_AN_M_WILLNEED]);
+            if (first_waits)
+                willneed_first_waits(m);
+        }
         p_one(m, IOH_AN_M_PREFETCH_2M, s, 0, 2 * ra, off, end, &gm);
         p_one(m, IOH_AN_M_PREFETCH_16M, s, 1, 2 * ra, off, end, &gm);
         w_one(m, IOH_AN_M_WINDOW_4M, s, 0, pra, off, end, &gm);
@@ -944,6 +1016,16 @@ static void models_replay(struct ioh__models *m, struct ioh__model_stream *s,
               &m->c[IOH_AN_M_RANDOM]);
         k_run(m, IOH_AN_M_NOREUSE, &s->ra[IOH_AN_M_NOREUSE], pra, true, off, end, n,
               &m->c[IOH_AN_M_NOREUSE]);
+        if (m->willneed_on) {
+            const uint64_t first_end = off + run_read_size(off, end, n);
+            const bool first_waits =
+                !m->started && have(m, IOH_AN_M_WILLNEED, off / PG * PG,
+                                    page_ceil(first_end < end ? first_end : end) * PG);
+            k_run(m, IOH_AN_M_WILLNEED, &s->ra[IOH_AN_M_WILLNEED], pra, false, off, end, n,
+                  &m->c[IOH_AN_M_WILLNEED]);
+            if (first_waits)
+                willneed_first_waits(m);
+        }
     }
     p_run(m, IOH_AN_M_PREFETCH_2M, s, 0, 2 * ra, off, end, n);
     p_run(m, IOH_AN_M_PREFETCH_16M, s, 1, 2 * ra, off, end, n);
@@ -967,8 +1049,7 @@ static uint64_t rnd(double x)
     return x > 0 ? (uint64_t)(x + 0.5) : 0;
 }
 
-void ioh__models_effects(struct ioh__models *m, uint64_t file_size, uint64_t footprint,
-                         struct ioh_an_effect out[IOH_AN_MODELS])
+void ioh__models_effects(struct ioh__models *m, struct ioh_an_effect out[IOH_AN_MODELS])
 {
     struct ioh_bitgroup *g = &m->bits;
     bool sampled = m->sample_shift > 0;
@@ -979,8 +1060,11 @@ void ioh__models_effects(struct ioh__models *m, uint64_t file_size, uint64_t foo
         snprintf(e->policy, sizeof e->policy, "%s", g_policy[k]);
         e->valid = true;
         e->reads = m->total_reads;
-        if (k == IOH_AN_M_WILLNEED)
+        if (k == IOH_AN_M_WILLNEED && (!m->willneed_on || !m->total_reads)) {
+            e->valid = false;
+            cost(m->p, e);
             continue;
+        }
         e->hits = rnd(m->acc[k][0]);
         e->misses = rnd(m->acc[k][1]);
         /* Rounding of scaled counts must not make more outcomes than reads. */
@@ -1000,46 +1084,17 @@ void ioh__models_effects(struct ioh__models *m, uint64_t file_size, uint64_t foo
         /* The program's own WILLNEEDs, under every policy. */
         e->requests += m->advised_requests[k];
         e->fetched += m->advised_fetched[k];
+        if (k == IOH_AN_M_WILLNEED) {
+            /* The policy's own WILLNEED at open: its fetches, and one
+             * call. */
+            e->requests += m->willneed_requests;
+            e->fetched += m->willneed_fetched;
+            e->syscalls++;
+        }
         if (e->unused > e->fetched)
             e->unused = e->fetched;
         cost(m->p, e);
     }
-
-    /* WILLNEED of the whole file at open: every read but the first finds its
-     * pages (the first waits for the fetch it started); requests are the
-     * kernel's 2 MiB chunks. Only for files of known size that fit. */
-    struct ioh_an_effect *e = &out[IOH_AN_M_WILLNEED];
-    uint64_t reads = m->total_reads;
-    if (!file_size || file_size > m->p->willneed_max || !reads) {
-        e->valid = false;
-        cost(m->p, e);
-        return;
-    }
-    uint64_t units = ioh_bits_hi_unit(g, file_size);
-    uint64_t used_in = 0, beyond = 0, unused;
-    if (!sampled) {
-        for (uint64_t u = 0; u < units && u < g->nwords * 64; u++)
-            used_in += ioh_bits_test(g, USED, u);
-        beyond = ioh_bits_count(g, USED) - used_in;
-        unused = (units - used_in) << g->shift;
-    } else {
-        /* The used pages of a sample are not the file's: take the
-         * footprint (all reads) instead. */
-        uint64_t in = footprint < file_size ? footprint : file_size;
-        unused = page_ceil(file_size) * PG - in;
-    }
-    e->reads = reads;
-    e->misses = 1 + beyond;                    /* reads past the size wait too */
-    if (e->misses > reads)
-        e->misses = reads;
-    e->hits = reads - e->misses;
-    e->requests = (file_size + WILLNEED_CHUNK - 1) / WILLNEED_CHUNK + beyond;
-    e->syscalls = reads + 1;
-    e->fetched = page_ceil(file_size) * PG + (beyond << g->shift);
-    e->unused = unused;
-    if (e->unused > e->fetched)
-        e->unused = e->fetched;
-    cost(m->p, e);
 }
 
 /* ---- the choice --------------------------------------------------------- */
@@ -1108,7 +1163,8 @@ static void own_hint_reason(const struct ioh_an_file *f, struct ioh_an_recommend
                "this policy gives no hint of its own", rest, part);
 }
 
-static void reason(const struct ioh_an_file *f, struct ioh_an_recommendation *r)
+static void reason(const struct ioh_an_params *p, const struct ioh_an_file *f,
+                   struct ioh_an_recommendation *r)
 {
     const struct ioh_an_effect *b = &r->baseline, *e = &r->predicted;
     const enum ioh_an_hint own = program_hint(f);
@@ -1153,9 +1209,19 @@ static void reason(const struct ioh_an_file *f, struct ioh_an_recommendation *r)
         break;
     case IOH_AN_M_WILLNEED:
         pct(s1, sizeof s1, f->size > 0 ? (double)f->footprint / (double)f->size : 0);
-        if (b->misses > 1)
+        ioh__human_bytes(p->ra_bytes, s2, sizeof s2);
+        if (b->misses > 1 && e->misses <= 1)
             say(r, "%s of the file is read; fetching it all at first use leaves 1 read waiting "
                    "instead of %" PRIu64, s1, b->misses);
+        else if (b->misses > e->misses && p->ra_bytes < WILLNEED_CHUNK)
+            /* Each 2 MiB piece asked for is read only as far as the
+             * read-ahead goes (willneed_fetch()). */
+            say(r, "%s of the file is read; asking for all of it at first use (the kernel reads "
+                   "%s of each 2 MiB asked, the read-ahead) leaves %" PRIu64 " reads waiting "
+                   "instead of %" PRIu64, s1, s2, e->misses, b->misses);
+        else if (b->misses > e->misses)
+            say(r, "%s of the file is read; fetching it all at first use leaves %" PRIu64
+                   " reads waiting instead of %" PRIu64, s1, e->misses, b->misses);
         else                      /* what it saves is requests, not waits */
             say(r, "%s of the file is read; fetching it all at first use takes %" PRIu64
                    " requests instead of %" PRIu64, s1, e->requests, b->requests);
@@ -1342,7 +1408,7 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
     r->requests_saved = (int64_t)r->baseline.requests - (int64_t)r->predicted.requests;
     r->syscalls_saved = (int64_t)r->baseline.syscalls - (int64_t)r->predicted.syscalls;
     r->speedup = r->predicted.cost_ns > 0 ? r->baseline.cost_ns / r->predicted.cost_ns : 1.0;
-    reason(f, r);
+    reason(p, f, r);
     /* Said only when coalescing is what would have been recommended. */
     if (blocked && is_coalesce(choose(f, base, true))) {
         size_t n = strlen(r->reason);

@@ -4,7 +4,8 @@
  * Each candidate policy of enum ioh_an_model is a small model of what it
  * would make storage do: the kernel's on-demand read-ahead (with its window
  * growth and asynchronous marker), FADV_RANDOM (no read-ahead), FADV_NOREUSE
- * (drop-behind), WILLNEED of the whole file, a look-ahead prefetcher, a
+ * (drop-behind), WILLNEED of the whole file at open (as the policy asks, in
+ * 2 MiB pieces that the kernel caps), a look-ahead prefetcher, a
  * sliding-window prefetcher around the mean offset (seed 001), and a
  * user-space block cache that coalesces small reads. analysis.c replays every
  * read of a file through all of them during its single pass; the models
@@ -17,9 +18,9 @@
  * calls included (struct ioh__advice, ioh__models_advise()): after its
  * FADV_RANDOM the `none` model has no read-ahead on that stream, and so have
  * the models of the policies that give no hint of their own (`noreuse`,
- * `window`, `coalesce`), under which the program's hint reaches the kernel;
- * `sequential`, `random` and the look-ahead models (which give SEQUENTIAL)
- * veto it, as the policy layer does.
+ * `willneed`, `window`, `coalesce`), under which the program's hint reaches
+ * the kernel; `sequential`, `random` and the look-ahead models (which give
+ * SEQUENTIAL) veto it, as the policy layer does.
  *
  * State is bounded: per file one group of page bitmaps (struct ioh_bitgroup,
  * capped, adaptive granularity) plus O(1) scalars per model, and per stream
@@ -67,8 +68,9 @@ struct ioh__model_stream {
  * last descriptor is closed, not the one they were given through. NORMAL
  * sets ra_pages to the device's read-ahead and clears FMODE_RANDOM,
  * SEQUENTIAL sets it to twice that and clears FMODE_RANDOM, RANDOM sets
- * FMODE_RANDOM (no read-ahead on a miss) and leaves ra_pages as it was.
- * Zero-initialised: no hint given (NORMAL). */
+ * FMODE_RANDOM (no read-ahead on a miss) and leaves ra_pages as it was;
+ * ra_pages still caps each WILLNEED then. Zero-initialised: no hint given
+ * (NORMAL). */
 struct ioh__advice {
     uint8_t pattern;            /* the last POSIX_FADV_NORMAL, _RANDOM or _SEQUENTIAL */
     uint8_t ra_twice;           /* ra_pages doubled: a SEQUENTIAL that no NORMAL undid */
@@ -97,7 +99,7 @@ struct ioh__counts {
  * consecutive reads are long, so sequential files rarely reach the budget. */
 #define IOH_MODEL_BUDGET 65536u
 /* Bits per model bitmap at most: page granularity up to 4 GiB files (128 KiB
- * per bitmap, 1.4 MiB per file at most); coarser units beyond. */
+ * per bitmap, 1.5 MiB per file at most); coarser units beyond. */
 #define IOH_MODEL_CAP_BITS (1ull << 20)
 #define IOH_MODEL_REGION_SHIFT 24
 #define IOH_MODEL_MAX_SAMPLE_SHIFT 8
@@ -122,6 +124,11 @@ struct ioh__models {
     /* What the program's own WILLNEEDs fetched, per model: counted once, as
      * they happened (never scaled by sampling). */
     uint64_t advised_requests[IOH_AN_MODELS], advised_fetched[IOH_AN_MODELS];
+    /* The `willneed` model: on for a file of known size up to willneed_max
+     * when its models start; what the policy's own WILLNEED at open fetched
+     * (counted once, like the program's). */
+    bool     willneed_on;
+    uint64_t willneed_requests, willneed_fetched;
     double   acc[IOH_AN_MODELS][5];  /* scaled hits, misses, requests, syscalls, fetched
                                         of finished periods */
     double   raw_fetched[IOH_AN_MODELS];  /* fetched bytes as replayed (to scale unused) */
@@ -153,25 +160,25 @@ void ioh__models_set_size(struct ioh__models *m, uint64_t size);
 void ioh__models_run(struct ioh__models *m, struct ioh__model_stream *s,
                      const struct ioh__advice *a, uint64_t off, uint64_t end, uint64_t n);
 
-/* The program's own posix_fadvise(advice) (only calls that succeeded), at
- * its place among the runs replayed: its effect on the file's page cache,
- * of [off, off + len) (len 0: to the end of the file): WILLNEED (also the
- * program's readahead(2), which the kernel does as one) fetches the range
- * in every model, DONTNEED drops its whole pages from every model's cache;
+/* The program's own posix_fadvise(advice) of [off, off + len) (len 0: to
+ * the end of the file) through a description whose hints are a (this call's
+ * taken in already), at its place among the runs replayed: its effect on
+ * the file's page cache. WILLNEED (also the program's readahead(2), which
+ * the kernel does as one) fetches the range in every model, but no more
+ * than the read-ahead in force from its start (the kernel's cap, see
+ * recommend.c); DONTNEED drops its whole pages from every model's cache;
  * other advice changes nothing here (NOREUSE: the models have no
  * eviction). */
-void ioh__models_advise(struct ioh__models *m, int advice, uint64_t off, uint64_t len);
+void ioh__models_advise(struct ioh__models *m, const struct ioh__advice *a, int advice,
+                        uint64_t off, uint64_t len);
 
 /* A hint, ahead of ioh__models_run() of a run that starts at off: fetch the
  * bitmap lines its replay will use, unless sampling will skip it. Changes
  * nothing. */
 void ioh__models_prefetch(const struct ioh__models *m, uint64_t off);
 
-/* The effects after the last run. file_size: st_size (0 unknown);
- * footprint: distinct bytes read (for WILLNEED once sampling started).
- * Fills out[IOH_AN_MODELS]. */
-void ioh__models_effects(struct ioh__models *m, uint64_t file_size, uint64_t footprint,
-                         struct ioh_an_effect out[IOH_AN_MODELS]);
+/* The effects after the last run. Fills out[IOH_AN_MODELS]. */
+void ioh__models_effects(struct ioh__models *m, struct ioh_an_effect out[IOH_AN_MODELS]);
 /* Share of the reads the models replayed (1 when not sampled). */
 double ioh__models_sampled(const struct ioh__models *m);
 
