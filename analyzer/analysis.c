@@ -1341,6 +1341,19 @@ static void data_read(struct ioh_analysis *an, struct ioh_an_process *p, struct 
 }
 
 /* data_read() of a read that does not repeat the last. */
+/* Hand the reads held back for the repeat and step counters over, and start
+ * both afresh (before a read that is not held back, and before a hint). */
+static void pending_flush(struct ioh_analysis *an, struct ioh_an_file *f,
+                          struct ioh__file_state *fs)
+{
+    if (fs->pend_n)
+        rep_flush(an, f, fs);
+    if (fs->step_n)
+        step_flush(an, f, fs);
+    fs->rep_ok = false;
+    fs->step_ok = false;
+}
+
 static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
                           struct ioh_an_stream *s, struct ioh_an_file *f,
                           struct ioh__proc_state *ps, const struct ioh_event *e)
@@ -1352,12 +1365,7 @@ static void data_read_new(struct ioh_analysis *an, struct ioh_an_process *p,
     const uint64_t dur = ioh_dur_decode(e->dur), t_end = t + dur;
 
     cls_flush(fs);
-    if (fs->pend_n)
-        rep_flush(an, f, fs);
-    if (fs->step_n)
-        step_flush(an, f, fs);
-    fs->rep_ok = false;
-    fs->step_ok = false;
+    pending_flush(an, f, fs);
 
     /* Counters of the file, the stream and the process. */
     struct ioh_an_metrics *fm = &f->m, *sm = &s->m;
@@ -1588,12 +1596,7 @@ static void program_advice(struct ioh_analysis *an, struct ioh_an_stream *s,
     struct ioh_an_file *f = &an->files[s->file];
     struct ioh__file_state *fs = f->state;
     if (fs) {
-        if (fs->pend_n)
-            rep_flush(an, f, fs);
-        if (fs->step_n)
-            step_flush(an, f, fs);
-        fs->rep_ok = false;
-        fs->step_ok = false;
+        pending_flush(an, f, fs);
         run_flush(an, fs);
     } else if (advice == POSIX_FADV_WILLNEED) {
         /* Before the file's first read (a WILLNEED at open): its models
