@@ -299,7 +299,7 @@ static int read_range(const struct request *r, unsigned depth)
  * the filesystem's release, an unmount all wait for the last close
  * (review: 64 MiB read after the program's close held them for the whole
  * read). So the worker takes it again for each batch of reads it submits
- * and for each 2 MiB of a hint, and stops at the first after the close:
+ * and for each piece of a hint (1-2 MiB), and stops at the first after the close:
  * the wait is what is in flight, at most. */
 #define HINT_PIECE (2u << 20)
 
