@@ -494,10 +494,17 @@ void ioh_prefetch_stop_for_good(int join)
     }
     ioh_prefetch_stop();
     /* From none (stopped, or never started) or failed. A start that won the
-     * race first is running: stop it again. Bounded: a signal handler that
-     * interrupted this thread's own start or stop would wait for itself
-     * (review); then the worker may start again, rather than a hang. */
-    for (int tries = 0; tries < 10000; tries++) {
+     * race first is running: stop it again. Bounded, by time (another
+     * thread's stop for an unshare joins and polls up to 100 ms): a signal
+     * handler that interrupted this thread's own start or stop would wait
+     * for itself (review); then the worker may start again, rather than a
+     * hang. */
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - t0.tv_sec >= 2)
+            return;
         int s = atomic_load(&g.state);
         if (s == 4)
             return;

@@ -14,6 +14,8 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <linux/kcmp.h>
+#include <sys/syscall.h>
 
 #include "callsite.h"
 #include "fdtab.h"
@@ -208,14 +210,28 @@ void ioh_finish_early(void)
         finish_once();
 }
 
+/* A process that is not the owner and has memory of its own, a copy of the
+ * owner's (clone without CLONE_VM): kcmp(KCMP_VM) tells it from a child
+ * that shares the owner's memory (CLONE_VM), whose stop would rewrite the
+ * owner's state under its threads (review: the owner then read from an
+ * offset the child never gave back, and its unshare found the worker it
+ * no longer joined). Unknown (kcmp refused or missing): treated as shared. */
+static int copied_memory(void)
+{
+    return ioh_raw6(SYS_kcmp, ioh_raw_getpid(), g_owner_pid, KCMP_VM, 0, 0, 0) > 0;
+}
+
 void ioh_stop_for_sandbox(void)
 {
-    /* Any process, the owner or not: a child made with clone() that
-     * sandboxes itself is the usual pattern (found by review: killed under
-     * its filter when only the owner stopped). */
+    /* The owner, or a child with a copy of its memory: a child made with
+     * clone() that sandboxes itself is the usual pattern (found by review:
+     * killed under its filter when only the owner stopped). A child that
+     * shares the owner's memory leaves it alone, and meets its filter. */
     if (!active())
         return;
     int own = owner();
+    if (!own && !copied_memory())
+        return;
     /* Every description shared and its kernel offset where the program is
      * (after the lazy reads in flight), as at a fork: from now on each call
      * goes straight to libc, which must find the offsets right. Then pass

@@ -36,6 +36,19 @@ for how in prctl seccomp clone; do
     CASES=$((CASES + 1))
 done
 
+# A child that shares the parent's memory (clone with CLONE_VM) and sandboxes
+# itself leaves the parent's shim alone: the parent reads on, untouched by
+# the child's filter, with the right bytes and offset (review: the child's
+# stop rewrote the parent's state).
+"$prog" vmchild "$T/data.bin" >"$T/want" 2>&1 || { show "$T/want"; fail "vmchild: fails without the shim"; }
+for policy in coalesce auto willneed; do
+    rc=0
+    LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=$policy "$prog" vmchild "$T/data.bin" >"$T/out" 2>"$T/err" || rc=$?
+    [[ $rc -eq 0 ]] || { show "$T/err"; fail "vmchild under $policy: exit status $rc"; }
+    cmp -s "$T/want" "$T/out" || { show "$T/out"; show "$T/want"; fail "vmchild under $policy: the parent read other bytes or offset"; }
+    CASES=$((CASES + 1))
+done
+
 # A probe installs nothing: the shim goes on (no warning; the policy works).
 "$prog" probe "$T/data.bin" >"$T/want" 2>&1 || { show "$T/want"; fail "probe: fails without the shim"; }
 LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=coalesce IOHINT_STATS=1 "$prog" probe "$T/data.bin" >"$T/out" 2>"$T/err" ||
