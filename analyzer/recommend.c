@@ -14,8 +14,9 @@
 /* The pages any read used: the bitmap after the models'. */
 #define USED IOH_AN_MODELS
 /* The kernel splits a WILLNEED into requests of this size
- * (force_page_cache_ra); the `willneed` policy asks in pieces of it too
- * (policies/prefetch.c, HINT_PIECE). */
+ * (force_page_cache_ra); the `willneed` model takes the policy's pieces to
+ * be this size too (the shim's are 1 MiB where the device's read-ahead is
+ * shorter than 2 MiB: policies/prefetch.c, hint_piece; docs/analyze.md). */
 #define WILLNEED_CHUNK (2 * MIB)
 
 static const uint64_t g_prefetch[2] = {2 * MIB, 16 * MIB};

@@ -35,17 +35,28 @@ static struct {
     } file[WRITTEN_FILES];
 } g_unseen;
 
+/* The entry of (dev, ino), or with `make` a free one; -1 if none. Changes
+ * are made under g_unseen.owner; a lookup (block_refill's) takes no lock. */
+static int written_entry(uint64_t dev, uint64_t ino, int make)
+{
+    int free_at = -1;
+    for (int i = 0; i < WRITTEN_FILES; i++) {
+        if (!atomic_load(&g_unseen.file[i].writers)) {
+            if (free_at < 0)
+                free_at = i;
+        } else if (atomic_load(&g_unseen.file[i].dev) == dev &&
+                   atomic_load(&g_unseen.file[i].ino) == ino) {
+            return i;
+        }
+    }
+    return make ? free_at : -1;
+}
+
 static int written_unseen(uint32_t slot, uint64_t dev, uint64_t ino)
 {
     if (!atomic_load(&g_unseen.per_slot[slot]))
         return 0;
-    if (atomic_load(&g_unseen.overflow[slot]))
-        return 1;
-    for (unsigned i = 0; i < WRITTEN_FILES; i++)
-        if (atomic_load(&g_unseen.file[i].writers) && atomic_load(&g_unseen.file[i].dev) == dev &&
-            atomic_load(&g_unseen.file[i].ino) == ino)
-            return 1;
-    return 0;
+    return atomic_load(&g_unseen.overflow[slot]) || written_entry(dev, ino, 0) >= 0;
 }
 
 static struct {
@@ -437,23 +448,6 @@ void ioh_coalesce_invalidate_all(void)
 void ioh_coalesce_invalidate_file(uint64_t dev, uint64_t ino)
 {
     atomic_fetch_add(&ioh__coalesce_file_gen[ioh_coalesce_slot(dev, ino)], 1);
-}
-
-/* The entry of (dev, ino), or with `make` a free one; -1 if none. Changes
- * are made under g_unseen.owner. */
-static int written_entry(uint64_t dev, uint64_t ino, int make)
-{
-    int free_at = -1;
-    for (int i = 0; i < WRITTEN_FILES; i++) {
-        if (!atomic_load(&g_unseen.file[i].writers)) {
-            if (free_at < 0)
-                free_at = i;
-        } else if (atomic_load(&g_unseen.file[i].dev) == dev &&
-                   atomic_load(&g_unseen.file[i].ino) == ino) {
-            return i;
-        }
-    }
-    return make ? free_at : -1;
 }
 
 void ioh_coalesce_writer(uint64_t dev, uint64_t ino, int delta)

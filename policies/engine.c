@@ -137,12 +137,11 @@ static struct {
     _Atomic uint64_t bufs_given, bufs_refused;   /* stdio streams given a buffer, refused */
     /* Coalescing off for good (ioh_pol_coalesce_off): why, and the file. */
     _Atomic int off_why;           /* enum ioh_pol_off, 0 while on */
-    int off_fd;
     /* Last: a policy string writes only its first few hundred bytes at
      * start, one page with `active` and `mem_total`; the rules table is
      * touched only by a policy file. */
     struct ioh_spec spec;
-    char off_path[256];            /* after the spec: written once, if ever */
+    char off_path[256];            /* its file: after the spec, written once if ever */
 } g;
 
 /* ------------------------------------------------------------------ */
@@ -1278,14 +1277,10 @@ void ioh_pol_coalesce_off(enum ioh_pol_off why, int fd, const struct ioh_ofd *o)
         return;
     /* The file, for the statistics: its path when descriptions have one
      * (a trace, path rules), else its descriptor. */
-    const char *path = o && o->path ? o->path : "";
-    size_t n = 0;
-    while (path[n] && n + 1 < sizeof g.off_path) {
-        g.off_path[n] = path[n];
-        n++;
-    }
-    g.off_path[n] = '\0';
-    g.off_fd = fd;
+    if (o && o->path && o->path[0])
+        snprintf(g.off_path, sizeof g.off_path, "%s", o->path);
+    else
+        snprintf(g.off_path, sizeof g.off_path, "the file on descriptor %d", fd);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1364,16 +1359,10 @@ void ioh_pol_finish(void)
                  (unsigned long long)blocks_refused, (unsigned long long)bufs_refused,
                  (unsigned long long)bufs_given);
     int why = atomic_load(&g.off_why);
-    if (why == IOH_POL_OFF_SHARED_MAP && may_coalesce(&g.spec)) {
-        if (g.off_path[0])
-            ioh_report("stats: coalesce: off for good since a writable shared mapping of %s: "
-                     "no read served from a block, no block or stdio buffer given after it",
-                     g.off_path);
-        else
-            ioh_report("stats: coalesce: off for good since a writable shared mapping of the "
-                     "file on descriptor %d: no read served from a block, no block or stdio "
-                     "buffer given after it", g.off_fd);
-    }
+    if (why == IOH_POL_OFF_SHARED_MAP && may_coalesce(&g.spec))
+        ioh_report("stats: coalesce: off for good since a writable shared mapping of %s: "
+                 "no read served from a block, no block or stdio buffer given after it",
+                 g.off_path);
     if (p.requests || p.overflow || p.stale)
         ioh_report("stats: prefetch: %llu requests, %llu bytes asked for, %llu bytes dropped "
                  "behind, reads in prefetched ranges %llu of %llu, back-offs %llu, "

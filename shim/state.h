@@ -134,7 +134,8 @@ void ioh_stop_for_sandbox(void);
 /* _exit (and _Exit): the destructor will not run. Print the statistics and
  * finish the trace as it would (a Python multiprocessing worker ends with
  * os._exit: its statistics were lost and its trace looked cut short, found
- * by a tester); not in a child that shares our memory (CLONE_VM). */
+ * by a tester); only in the process the shim started in (or a fork child),
+ * not in a child made without atfork handlers, whose state is its parent's. */
 void ioh_finish_early(void);
 
 /* Make sure ioh_init has run; returns the mode now in force. Cheap when done. */
