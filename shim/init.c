@@ -131,11 +131,11 @@ static void init(void)
     ioh_real_ensure();
     ioh_log_init();
     ioh_options_load();
-    g_owner_pid = (int32_t)ioh_raw_getpid();
     int mode = IOH_MODE_ACTIVE;
     if (ioh_opt_int(IOH_OPT_DISABLE) || !anything_asked()) {
         mode = IOH_MODE_OFF;
     } else {
+        g_owner_pid = (int32_t)ioh_raw_getpid();   /* only an active shim asks */
         ioh_clock_init();
         ioh_fdtab_init();
         ioh_trace_start();
