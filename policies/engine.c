@@ -337,6 +337,25 @@ static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o)
     }
 }
 
+/* auto no longer calls for coalescing (the stream changed class): the
+ * block goes, as when the file is released. A reader that loaded it
+ * finishes its copy and keeps nothing (ioh_coalesce_copy checks o->cb
+ * after copying), a refill through it goes to the kernel (block_refill).
+ * Before, a block once started served the file to its end: fasta_sample's
+ * 1 KiB seeks over 10% of a 1.6 GB FASTA looked sequential for their first
+ * 8 reads, then sparse, and 256 KiB blocks carried 3.3 GB to serve 400 MB
+ * (coldB, 3 runs: 2.72 s against 1.93-2.04 s without the shim). */
+static void stop_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o)
+{
+    struct ioh_coalesce *cb = atomic_load(&pf->cb);
+    if (!cb)
+        return;
+    struct ioh_coalesce *mine = cb;
+    atomic_compare_exchange_strong(&o->cb, &mine, NULL);
+    if (atomic_compare_exchange_strong(&pf->cb, &cb, NULL))
+        ioh_coalesce_free(cb);
+}
+
 /* at_open: in the program's own open (the one moment sysfs may be read:
  * learn_device_readahead). */
 static void attach(int fd, struct ioh_ofd *o, int at_open)
@@ -673,7 +692,9 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
          * the user's), in force: the program's next hint replaces it. */
         pf->our_soft = !rule && no_hint(pf) && pf->our_hint == hint;
     }
-    if ((want & IOH_ACT_COALESCE) && !(atomic_load(&o->flags) & IOH_OFD_WRITABLE))
+    if (!(want & IOH_ACT_COALESCE))
+        stop_coalescing(pf, o);
+    else if (!(atomic_load(&o->flags) & IOH_OFD_WRITABLE))
         start_coalescing(pf, o);
     pf->act.flags = next;
     return same;

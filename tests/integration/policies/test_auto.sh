@@ -7,7 +7,8 @@
 #   - (local, tmpfs) seed 004's wrong RANDOM is overridden, with SEQUENTIAL,
 #     or NORMAL where the device reads ahead 8 MiB already;
 #   - (local) a settled sequential stream that changes (to small reads, to
-#     sparse ones) is seen to change;
+#     sparse ones) is seen to change; coalescing stops when small sequential
+#     reads turn sparse;
 #   - a windowed reader (seed 001's list) on a file that fits in memory: auto
 #     chooses window, prefetches, keeps what it fetched (no drop-behind), and
 #     serves most reads from prefetched ranges;
@@ -306,6 +307,47 @@ decisions=$(grep -c 'action=decide .*again\.bin' "$T/again.dump")
 "$IOHINT" analyze "$T/again.trace" 2>&1 | grep -q 'auto chose none for re-read' ||
     { "$IOHINT" analyze "$T/again.trace" >&2; fail "again: auto did not call the file re-read"; }
 CASES=$((CASES + 3))
+
+# (3b) Coalescing stops when the stream stops calling for it: 4,096 1 KiB
+#     reads in order (small and sequential: blocks), then 2,000 1 KiB reads
+#     forward by 24-40 KiB (sparse: no blocks). Before, a block once started
+#     served the file to its end: fasta_sample's seeks over 10% of a 1.6 GB
+#     FASTA looked sequential for their first reads, then sparse, and
+#     256 KiB blocks carried 3.3 GB to serve 400 MB. Untraced (the read()
+#     fast lane); the blocks read after the change are counted in the trace
+#     of a second, traced run.
+head -c $((80 << 20)) /dev/urandom >"$T/thin.bin"
+cat >"$T/thin.py" <<'PY'
+import hashlib, os, random, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+h = hashlib.sha256()
+for _ in range(4096):
+    h.update(os.read(fd, 1024))
+rnd = random.Random(7)
+pos = os.lseek(fd, 0, os.SEEK_CUR)
+for _ in range(2000):
+    pos += rnd.randrange(24 << 10, 40 << 10)
+    os.lseek(fd, pos, os.SEEK_SET)
+    h.update(os.read(fd, 1024))
+print(h.hexdigest(), os.lseek(fd, 0, os.SEEK_CUR))
+PY
+/usr/bin/python3 "$T/thin.py" "$T/thin.bin" >"$T/thin.want"
+LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
+    /usr/bin/python3 "$T/thin.py" "$T/thin.bin" >"$T/thin.out" 2>"$T/thin.stats"
+cmp -s "$T/thin.want" "$T/thin.out" || { show "$T/thin.out"; fail "thin: output differs"; }
+blocks=$(sed -n 's/.*stats: coalesce: .* \([0-9]*\) block reads.*/\1/p' "$T/thin.stats")
+[[ -n $blocks && $blocks -ge 1 && $blocks -le 200 ]] || { show "$T/thin.stats"
+    fail "thin: ${blocks:-no} block reads (expected the first 4 MiB's 16 and a few at the change, not one per sparse read)"; }
+"$IOHINT" run -q -o "$T/thin.trace" -p auto -- \
+    /usr/bin/python3 "$T/thin.py" "$T/thin.bin" >"$T/thin.out" 2>/dev/null
+cmp -s "$T/thin.want" "$T/thin.out" || { show "$T/thin.out"; fail "thin, traced: output differs"; }
+"$IOHINT" dump "$T/thin.trace" >"$T/thin.dump" 2>&1
+# refills of thin.bin after auto's last decision (sparse): none
+late=$(awk '/thin\.bin/ && / action=decide / { n = 0; next } /thin\.bin/ && / action=refill / { n++ }
+            END { print n + 0 }' "$T/thin.dump")
+[[ $late -eq 0 ]] || { grep 'action=' "$T/thin.dump" | tail -20 >&2
+    fail "thin, traced: $late block reads after auto's last decision (sparse)"; }
+CASES=$((CASES + 4))
 
 # The quiet lane (policies/policy.h): once auto has settled on a sequential
 # stream that needs nothing, the reads that continue it go by unseen, all
