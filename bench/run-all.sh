@@ -6,7 +6,7 @@
 # usage: bench/run-all.sh [--size small|large] [--storage local,loop,net,hdd]
 #                         [--runs N] [--out FILE] [--only REGEX] [--build DIR]
 #                         [--data DIR] [--work DIR] [--max-time SEC] [--keep-loop]
-#                         [--list]
+#                         [--policies LIST] [--list]
 #
 #   --size       data set from examples/gen-data.sh (default small; generated into
 #                --data if missing). small: the whole run takes ~15-20 min;
@@ -36,6 +36,10 @@
 #                (default 1200 for small, 3600 for large)
 #   --keep-loop  keep the loop image (and the copied data) for the next run;
 #                it is always unmounted and detached at exit
+#   --policies   comma-separated policies to compare with the baseline in place of
+#                each case's own (none, auto and the explicit ones below), e.g.
+#                'auto': the baseline against auto alone, twice the runs in the
+#                same time (the "no workload slower under auto" check)
 #   --list       print the cases and exit
 #
 # Every comparison is `iohint compare --cold -n RUNS -p none -p auto -p ...`:
@@ -67,6 +71,7 @@ work=/var/tmp/iohint-bench
 max_time=""
 keep_loop=0
 list=0
+policies=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--size) [ $# -ge 2 ] || die "--size needs small or large"; size=$2; shift 2 ;;
@@ -79,6 +84,7 @@ while [ $# -gt 0 ]; do
 	--work) [ $# -ge 2 ] || die "--work needs a directory"; work=$2; shift 2 ;;
 	--max-time) [ $# -ge 2 ] || die "--max-time needs seconds"; max_time=$2; shift 2 ;;
 	--keep-loop) keep_loop=1; shift ;;
+	--policies) [ $# -ge 2 ] || die "--policies needs a list, e.g. auto"; policies=$2; shift 2 ;;
 	--list) list=1; shift ;;
 	-h|--help) usage 0 ;;
 	*) die "unknown option '$1' (--help)" ;;
@@ -101,6 +107,12 @@ for s in "${storage_list[@]}"; do
 	case $s in local|loop|net|hdd) ;; *) die "unknown storage '$s' (local, loop, net, hdd)" ;; esac
 done
 data=${data:-/var/tmp/iohint-data/$size}
+if [ -n "$policies" ]; then
+	IFS=, read -r -a only_policies <<< "$policies"
+	for p in "${only_policies[@]}"; do
+		[ -n "$p" ] || die "--policies: an empty policy in '$policies'"
+	done
+fi
 
 # ---- the cases: NAME | run script and arguments | policies besides none and auto
 # The explicit policies are the ones the example is about (examples/README.md):
@@ -138,7 +150,8 @@ done
 if [ "$list" = 1 ]; then
 	for c in "${selected[@]}"; do
 		IFS='|' read -r name script pols <<< "$c"
-		printf '%-28s examples/%-28s -p none -p auto%s\n' "$name" "$script" \
+		[ -n "$policies" ] && pols=${policies//,/ } || pols="none auto $pols"
+		printf '%-28s examples/%-28s%s\n' "$name" "$script" \
 			"$(for p in $pols; do printf ' -p %s' "$p"; done)"
 	done
 	exit 0
@@ -335,8 +348,13 @@ for storage in "${storage_list[@]}"; do
 		line=${line#+ }
 		# The run scripts print the command with printf %q: safe to eval into an array.
 		eval "cmd=($line)"
-		policy_args=(-p none -p auto)
-		for p in $pols; do policy_args+=(-p "$p"); done
+		if [ -n "$policies" ]; then
+			policy_args=()
+			for p in "${only_policies[@]}"; do policy_args+=(-p "$p"); done
+		else
+			policy_args=(-p none -p auto)
+			for p in $pols; do policy_args+=(-p "$p"); done
+		fi
 		base=$resdir/$(printf %02d "$idx")--$storage--${name//\//--}
 		base=${base//%/pct}
 		printf '%s\n' "$iohint compare --cold -n $runs ${policy_args[*]}${evict_args[*]:+ --evict FILE (each of the ${#needed[@]} data files under $data)} --json -- $line" > "$base.cmd"
