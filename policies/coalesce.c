@@ -153,7 +153,9 @@ static void pool_put(struct ioh_coalesce *cb)
         ioh_spin_unlock(&g.pool_owner);
     }
     /* If the pool lock could not be had (a handler interrupted its holder
-     * on this thread), the block is leaked: one block, once. */
+     * on this thread: a close, or an auto decision that stops coalescing,
+     * in a handler that interrupted ioh_coalesce_new), the block is leaked;
+     * its memory stays counted as free (IOHINT_COALESCE_MEM). */
 }
 
 void ioh_coalesce_free(struct ioh_coalesce *cb)

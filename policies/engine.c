@@ -415,8 +415,10 @@ static void attach(int fd, struct ioh_ofd *o, int at_open)
     if (a->flags & IOH_ACT_WILLNEED)
         ioh_prefetch_enqueue(fd, o->dev, o->ino, 0, o->size > 0 ? (uint64_t)o->size : 0,
                              pf->pf_how);
-    /* Explicit coalescing: a block for writable-free descriptions. */
-    if ((a->flags & IOH_ACT_COALESCE) && !(flags & IOH_OFD_WRITABLE))
+    /* Explicit coalescing: a block for writable-free descriptions. Under
+     * auto, `coalesce=BLOCK` only sets the block auto's decisions use: one
+     * started here went at the first decision that did not want it. */
+    if ((a->flags & IOH_ACT_COALESCE) && !pf->is_auto && !(flags & IOH_OFD_WRITABLE))
         start_coalescing(pf, o);
     atomic_store(&o->pol, pf);
     ioh_spin_unlock(&pf->owner);

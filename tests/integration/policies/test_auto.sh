@@ -336,8 +336,10 @@ LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
     /usr/bin/python3 "$T/thin.py" "$T/thin.bin" >"$T/thin.out" 2>"$T/thin.stats"
 cmp -s "$T/thin.want" "$T/thin.out" || { show "$T/thin.out"; fail "thin: output differs"; }
 blocks=$(sed -n 's/.*stats: coalesce: .* \([0-9]*\) block reads.*/\1/p' "$T/thin.stats")
-[[ -n $blocks && $blocks -ge 1 && $blocks -le 200 ]] || { show "$T/thin.stats"
-    fail "thin: ${blocks:-no} block reads (expected the first 4 MiB's 16 and a few at the change, not one per sparse read)"; }
+# (59: the first 4 MiB's 16, and 43 before the sparse decision, which comes
+# late: the fast lane shows auto one read in 16; 252 before the fix)
+[[ -n $blocks && $blocks -ge 1 && $blocks -le 100 ]] || { show "$T/thin.stats"
+    fail "thin: ${blocks:-no} block reads (expected the first 4 MiB's 16 and some before the sparse decision, not one per sparse read)"; }
 "$IOHINT" run -q -o "$T/thin.trace" -p auto -- \
     /usr/bin/python3 "$T/thin.py" "$T/thin.bin" >"$T/thin.out" 2>/dev/null
 cmp -s "$T/thin.want" "$T/thin.out" || { show "$T/thin.out"; fail "thin, traced: output differs"; }
