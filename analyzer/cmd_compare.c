@@ -85,6 +85,10 @@ static const char usage_text[] =
     "                        the run at once (\"coldA\")\n"
     "      --drop-caches     with --cold: drop the whole page cache instead (root:\n"
     "                        sync; echo 3 > /proc/sys/vm/drop_caches)\n"
+    "      --settle SEC      with --cold: start each run SEC seconds after the eviction\n"
+    "                        (\"coldB\"; 0-600, default 0): on a VM that hands freed memory\n"
+    "                        back to its host, the run then refills the cache with pages\n"
+    "                        the host must back again (docs/compare.md)\n"
     "      --evict FILE      also evict FILE in cold mode (repeatable), e.g. the source\n"
     "                        of a FUSE mount or what a static program reads\n"
     "      --dry-evict       evict what --cold would (learned from CMD and --evict),\n"
@@ -476,6 +480,7 @@ struct compare {
     enum cache_mode cache;
     int drop_caches, dry_evict, warmup, no_baseline, loaded, json, keep, quiet, stats;
     int fixed_order;
+    double settle;           /* --settle: seconds from the eviction to the run */
     uint64_t seed;
     const char *input;
     const char **outputs;
@@ -670,6 +675,12 @@ static int run_once(struct compare *c, char **env, int cold, const char *out_pat
         } else {
             for (size_t i = 0; i < c->nfiles; i++)
                 evict_file(c->files[i].path, 0);   /* a file gone since is no error */
+        }
+        if (c->settle > 0) {
+            struct timespec ts = {(time_t)c->settle,
+                                  (long)((c->settle - (double)(time_t)c->settle) * 1e9)};
+            while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !g_interrupted)
+                ;
         }
     }
 
@@ -1062,16 +1073,21 @@ static void print_protocol(const struct compare *c, FILE *o)
     if (!c->fixed_order)
         fprintf(o, ", every round in a new random order (--seed %" PRIu64 ")", c->seed);
     fprintf(o, "%s\n", c->warmup ? ", after one untimed round of every variant" : "");
+    char started[64] = "which started at once";
+    if (c->settle > 0)
+        snprintf(started, sizeof started, "%g s before every run (\"coldB\")", c->settle);
     if (c->cache == CACHE_COLD && c->drop_caches)
-        fprintf(o, "  cache: cold (\"coldA\"): the whole page cache dropped (sync; echo 3 > "
-                   "/proc/sys/vm/drop_caches) right before every run, which started at once\n");
+        fprintf(o, "  cache: cold (\"%s\"): the whole page cache dropped (sync; echo 3 > "
+                   "/proc/sys/vm/drop_caches) %s%s\n", c->settle > 0 ? "coldB" : "coldA",
+                c->settle > 0 ? "" : "right before every run, ", started);
     else if (c->cache == CACHE_COLD) {
         uint64_t total = 0;
         for (size_t i = 0; i < c->nfiles; i++)
             total += c->files[i].size;
-        fprintf(o, "  cache: cold (\"coldA\"): posix_fadvise(DONTNEED) on the %zu file%s the "
-                   "command reads (%s) right before every run, which started at once\n",
-                c->nfiles, c->nfiles == 1 ? "" : "s", human_bytes((double)total, b1, sizeof b1));
+        fprintf(o, "  cache: cold (\"%s\"): posix_fadvise(DONTNEED) on the %zu file%s the "
+                   "command reads (%s) %s%s\n", c->settle > 0 ? "coldB" : "coldA",
+                c->nfiles, c->nfiles == 1 ? "" : "s", human_bytes((double)total, b1, sizeof b1),
+                c->settle > 0 ? "" : "right before every run, ", started);
     } else if (c->cache == CACHE_HOT)
         fprintf(o, "  cache: hot: an untimed run of the same variant right before every timed run\n");
     else
@@ -1221,10 +1237,11 @@ static void print_json(const struct compare *c, FILE *o, int status)
     json_num(o, c->load_end[0], 2);
     fprintf(o, "},\n  \"runs_per_variant\": %d,\n  \"runs_requested\": %d,\n"
                "  \"interrupted\": %s,\n  \"warmup_round\": %s,\n  \"cache\": \"%s\",\n"
-               "  \"evict\": %s,\n",
+               "  \"evict\": %s,\n  \"settle_s\": %g,\n",
             c->rounds_done, c->nruns, c->rounds_done < c->nruns ? "true" : "false",
             c->warmup ? "true" : "false", cache_words(c),
-            c->cache != CACHE_COLD ? "null" : c->drop_caches ? "\"drop_caches\"" : "\"fadvise\"");
+            c->cache != CACHE_COLD ? "null" : c->drop_caches ? "\"drop_caches\"" : "\"fadvise\"",
+            c->settle);
     fprintf(o, "  \"order\": \"%s\",\n  \"seed\": ", c->fixed_order ? "fixed" : "shuffled");
     if (c->fixed_order)
         fputs("null", o);
@@ -1542,7 +1559,7 @@ static void name_variants(struct compare *c)
 static int parse_args(struct compare *c, int argc, char **argv)
 {
     enum { O_COLD = 256, O_HOT, O_DROP, O_EVICT, O_DRY, O_WARMUP, O_NOBASE, O_LOADED, O_JSON,
-           O_KEEP, O_STATS, O_ORDER, O_SEED };
+           O_KEEP, O_STATS, O_ORDER, O_SEED, O_SETTLE };
     static const struct option opts[] = {
         {"runs", required_argument, NULL, 'n'},
         {"policy", required_argument, NULL, 'p'},
@@ -1551,6 +1568,7 @@ static int parse_args(struct compare *c, int argc, char **argv)
         {"cold", no_argument, NULL, O_COLD},
         {"hot", no_argument, NULL, O_HOT},
         {"drop-caches", no_argument, NULL, O_DROP},
+        {"settle", required_argument, NULL, O_SETTLE},
         {"evict", required_argument, NULL, O_EVICT},
         {"dry-evict", no_argument, NULL, O_DRY},
         {"warmup", no_argument, NULL, O_WARMUP},
@@ -1589,6 +1607,18 @@ static int parse_args(struct compare *c, int argc, char **argv)
         case O_COLD: c->cache = CACHE_COLD; break;
         case O_HOT: hot = 1; break;
         case O_DROP: c->drop_caches = 1; c->cache = CACHE_COLD; break;
+        case O_SETTLE: {
+            char *end;
+            errno = 0;
+            double sec = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !(sec >= 0 && sec <= 600)) {
+                fprintf(stderr, "iohint compare: --settle %s: SEC must be 0 to 600 seconds\n",
+                        optarg);
+                return -1;
+            }
+            c->settle = sec;
+            break;
+        }
         case O_EVICT: c->extra_evict[c->nextra++] = optarg; break;
         case O_DRY: c->dry_evict = 1; break;
         case O_WARMUP: c->warmup = 1; break;
@@ -1632,6 +1662,11 @@ static int parse_args(struct compare *c, int argc, char **argv)
     }
     if (hot)
         c->cache = CACHE_HOT;
+    if (c->settle > 0 && c->cache != CACHE_COLD) {
+        fprintf(stderr, "iohint compare: --settle %g: only with --cold (it is the time from the "
+                        "eviction to the run)\n", c->settle);
+        return -1;
+    }
     if (seeded && c->fixed_order) {
         fprintf(stderr, "iohint compare: --seed orders the rounds at random; --order fixed has none\n");
         return -1;
@@ -1791,8 +1826,9 @@ int ioh_cmd_compare(int argc, char **argv)
     if (!c->quiet) {
         fprintf(stderr, "iohint compare: %d variant%s x %d run%s, cache %s%s\n", c->nv,
                 c->nv == 1 ? "" : "s", c->nruns, c->nruns == 1 ? "" : "s", cache_words(c),
-                c->cache == CACHE_COLD ? (c->drop_caches ? " (drop_caches, coldA)"
-                                                         : " (fadvise DONTNEED, coldA)") : "");
+                c->cache != CACHE_COLD ? ""
+                : c->settle > 0 ? (c->drop_caches ? " (drop_caches, coldB)" : " (fadvise DONTNEED, coldB)")
+                : c->drop_caches ? " (drop_caches, coldA)" : " (fadvise DONTNEED, coldA)");
     }
     plan_order(c);
     if (c->warmup) {

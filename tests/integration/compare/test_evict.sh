@@ -70,6 +70,23 @@ tail -n +2 "$T/cold.log" | grep -qv '^0$' &&
     { show "$T/cold.log"; fail "--cold: a timed run started with its input (partly) cached"; }
 CASES=$((CASES + 1))
 
+# 3b. --cold --settle SEC ("coldB"): each run starts SEC seconds after its
+# eviction, still evicted; the protocol line says so.
+warm "$F"
+: >"$T/coldb.log"
+start=$(date +%s%N)
+"$IOHINT" compare -q --cold --settle 0.4 -n 2 -p sequential -- "$T/probe.sh" "$F" "$T/coldb.log" \
+    >"$T/coldb.out" 2>"$T/coldb.err" || { show "$T/coldb.err"; fail "--cold --settle run failed"; }
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+grep -q 'cache: cold ("coldB"): posix_fadvise(DONTNEED) on the 2 files the command reads (.*) 0.4 s before every run' "$T/coldb.out" ||
+    { show "$T/coldb.out"; fail "--settle: the protocol line does not say coldB and the wait"; }
+[[ $(wc -l <"$T/coldb.log") -eq 5 ]] || { show "$T/coldb.log"; fail "--settle: expected 5 runs"; }
+tail -n +2 "$T/coldb.log" | grep -qv '^0$' &&
+    { show "$T/coldb.log"; fail "--settle: a timed run started with its input (partly) cached"; }
+# 4 timed runs, each 0.4 s after its eviction
+[[ $elapsed_ms -ge 1600 ]] || fail "--settle 0.4: 4 runs took ${elapsed_ms} ms in all, less than the waits"
+CASES=$((CASES + 1))
+
 # 4. --hot: each timed run follows a warm-up run; every timed run's input is cached.
 : >"$T/hot.log"
 "$IOHINT" compare -q --hot -n 2 -p sequential -- "$T/probe.sh" "$F" "$T/hot.log" \

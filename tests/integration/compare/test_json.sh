@@ -38,6 +38,7 @@ assert typ(d, "runs_per_variant", int, "top") == 3
 assert typ(d, "warmup_round", bool, "top") is False
 assert typ(d, "cache", str, "top") == "cold"
 assert typ(d, "evict", str, "top") == "fadvise"
+assert typ(d, "settle_s", num, "top") == 0
 ef = typ(d, "evicted_files", list, "top")
 assert [f["path"] for f in ef] == [infile], ef
 for f in ef:
