@@ -6,7 +6,7 @@
 # usage: bench/run-all.sh [--size small|large] [--storage local,loop,net,hdd]
 #                         [--runs N] [--out FILE] [--only REGEX] [--build DIR]
 #                         [--data DIR] [--work DIR] [--max-time SEC] [--keep-loop]
-#                         [--policies LIST] [--list]
+#                         [--policies LIST] [--settle SEC] [--list]
 #
 #   --size       data set from examples/gen-data.sh (default small; generated into
 #                --data if missing). small: the whole run takes ~15-20 min;
@@ -40,6 +40,10 @@
 #                each case's own (none, auto and the explicit ones below), e.g.
 #                'auto': the baseline against auto alone, twice the runs in the
 #                same time (the "no workload slower under auto" check)
+#   --settle     start each run SEC seconds after its eviction (iohint compare
+#                --settle, "coldB"): every run then refills the cache with pages
+#                this VM must back again, which a policy that touches more of the
+#                cache than the program pays for first (docs/compare.md)
 #   --list       print the cases and exit
 #
 # Every comparison is `iohint compare --cold -n RUNS -p none -p auto -p ...`:
@@ -72,6 +76,7 @@ max_time=""
 keep_loop=0
 list=0
 policies=""
+settle=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--size) [ $# -ge 2 ] || die "--size needs small or large"; size=$2; shift 2 ;;
@@ -85,6 +90,7 @@ while [ $# -gt 0 ]; do
 	--max-time) [ $# -ge 2 ] || die "--max-time needs seconds"; max_time=$2; shift 2 ;;
 	--keep-loop) keep_loop=1; shift ;;
 	--policies) [ $# -ge 2 ] || die "--policies needs a list, e.g. auto"; policies=$2; shift 2 ;;
+	--settle) [ $# -ge 2 ] || die "--settle needs seconds"; settle=$2; shift 2 ;;
 	--list) list=1; shift ;;
 	-h|--help) usage 0 ;;
 	*) die "unknown option '$1' (--help)" ;;
@@ -357,6 +363,7 @@ for storage in "${storage_list[@]}"; do
 		fi
 		base=$resdir/$(printf %02d "$idx")--$storage--${name//\//--}
 		base=${base//%/pct}
+		[ -z "$settle" ] || policy_args+=(--settle "$settle")
 		printf '%s\n' "$iohint compare --cold -n $runs ${policy_args[*]}${evict_args[*]:+ --evict FILE (each of the ${#needed[@]} data files under $data)} --json -- $line" > "$base.cmd"
 		echo "$prog: [$storage] $name ($((SECONDS - t_start)) s so far)" >&2
 		rc=0
