@@ -681,6 +681,16 @@ static int run_once(struct compare *c, char **env, int cold, const char *out_pat
                                   (long)((c->settle - (double)(time_t)c->settle) * 1e9)};
             while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !g_interrupted)
                 ;
+            /* ^C (or run-all's timeout) during the wait: no run started after
+             * it, which would not get the signal (one_run drops this one). */
+            if (g_interrupted) {
+                close(in);
+                close(out);
+                close(err);
+                close(pipefd[0]);
+                close(pipefd[1]);
+                return 0;
+            }
         }
     }
 
@@ -1075,7 +1085,7 @@ static void print_protocol(const struct compare *c, FILE *o)
     fprintf(o, "%s\n", c->warmup ? ", after one untimed round of every variant" : "");
     char started[64] = "which started at once";
     if (c->settle > 0)
-        snprintf(started, sizeof started, "%g s before every run (\"coldB\")", c->settle);
+        snprintf(started, sizeof started, "%g s before every run", c->settle);
     if (c->cache == CACHE_COLD && c->drop_caches)
         fprintf(o, "  cache: cold (\"%s\"): the whole page cache dropped (sync; echo 3 > "
                    "/proc/sys/vm/drop_caches) %s%s\n", c->settle > 0 ? "coldB" : "coldA",
@@ -1611,7 +1621,7 @@ static int parse_args(struct compare *c, int argc, char **argv)
             char *end;
             errno = 0;
             double sec = strtod(optarg, &end);
-            if (end == optarg || *end || errno || !(sec >= 0 && sec <= 600)) {
+            if (!isdigit((unsigned char)optarg[0]) || *end || errno || !(sec >= 0 && sec <= 600)) {
                 fprintf(stderr, "iohint compare: --settle %s: SEC must be 0 to 600 seconds\n",
                         optarg);
                 return -1;
@@ -1827,7 +1837,8 @@ int ioh_cmd_compare(int argc, char **argv)
         fprintf(stderr, "iohint compare: %d variant%s x %d run%s, cache %s%s\n", c->nv,
                 c->nv == 1 ? "" : "s", c->nruns, c->nruns == 1 ? "" : "s", cache_words(c),
                 c->cache != CACHE_COLD ? ""
-                : c->settle > 0 ? (c->drop_caches ? " (drop_caches, coldB)" : " (fadvise DONTNEED, coldB)")
+                : c->settle > 0 ? (c->drop_caches ? " (drop_caches, coldB: runs start after --settle)"
+                                                  : " (fadvise DONTNEED, coldB: runs start after --settle)")
                 : c->drop_caches ? " (drop_caches, coldA)" : " (fadvise DONTNEED, coldA)");
     }
     plan_order(c);

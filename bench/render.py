@@ -131,13 +131,19 @@ def main():
     order_words = ("every round in a new random order, so that no variant always runs after "
                    "the same one" if orders == {"shuffled"} else
                    "A B C A B C ..." if orders <= {"fixed"} else "orders: " + ", ".join(sorted(orders)))
-    p(("- protocol: `iohint compare --cold -n %s`: every variant %s times, interleaved "
+    settles = {r["json"].get("settle_s", 0) for r in rows if r["json"]}
+    settle = max(settles) if settles else 0
+    start_words = ("the run starts %g s later (\"coldB\", `--settle %g`)" % (settle, settle)
+                   if settle else "the run starts at once (\"coldA\")")
+    if len(settles) > 1:
+        start_words += " (waits differ between cases: %s s)" % ", ".join("%g" % x for x in sorted(settles))
+    p(("- protocol: `iohint compare --cold -n %s%s`: every variant %s times, interleaved "
       "(" + order_words + "); "
       "before every run the files the command reads are evicted with "
-      "`posix_fadvise(DONTNEED)` and the run starts at once (\"coldA\"); on slowfs the "
+      "`posix_fadvise(DONTNEED)` and " + start_words + "; on slowfs the "
       "source files too. Medians of wall time; ratio = baseline median / variant median; "
       "`~` = the variant's min-max overlaps the baseline's (not a clear difference).")
-      % (meta.get("runs"), meta.get("runs")))
+      % (meta.get("runs"), " --settle %g" % settle if settle else "", meta.get("runs")))
     p("- storages: " + "; ".join(
         "**%s**: %s" % (s, STORAGE_DESC[s].format(ra=meta.get("local_read_ahead_kb")))
         for s in meta.get("storages", "").split(",") if s in STORAGE_DESC))

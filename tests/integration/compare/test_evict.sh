@@ -71,20 +71,28 @@ tail -n +2 "$T/cold.log" | grep -qv '^0$' &&
 CASES=$((CASES + 1))
 
 # 3b. --cold --settle SEC ("coldB"): each run starts SEC seconds after its
-# eviction, still evicted; the protocol line says so.
+# eviction, still evicted, and the wait is not timed; the protocol line and
+# the JSON say so.
 warm "$F"
 : >"$T/coldb.log"
 start=$(date +%s%N)
-"$IOHINT" compare -q --cold --settle 0.4 -n 2 -p sequential -- "$T/probe.sh" "$F" "$T/coldb.log" \
-    >"$T/coldb.out" 2>"$T/coldb.err" || { show "$T/coldb.err"; fail "--cold --settle run failed"; }
+"$IOHINT" compare -q --cold --settle 1 -n 2 -p sequential --json -- "$T/probe.sh" "$F" "$T/coldb.log" \
+    >"$T/coldb.json" 2>"$T/coldb.err" || { show "$T/coldb.err"; fail "--cold --settle run failed"; }
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
-grep -q 'cache: cold ("coldB"): posix_fadvise(DONTNEED) on the 2 files the command reads (.*) 0.4 s before every run' "$T/coldb.out" ||
-    { show "$T/coldb.out"; fail "--settle: the protocol line does not say coldB and the wait"; }
+grep -q 'cache: cold ("coldB"): posix_fadvise(DONTNEED) on the 2 files the command reads (.*) 1 s before every run$' "$T/coldb.err" ||
+    { show "$T/coldb.err"; fail "--settle: the protocol line does not say coldB and the wait"; }
 [[ $(wc -l <"$T/coldb.log") -eq 5 ]] || { show "$T/coldb.log"; fail "--settle: expected 5 runs"; }
 tail -n +2 "$T/coldb.log" | grep -qv '^0$' &&
     { show "$T/coldb.log"; fail "--settle: a timed run started with its input (partly) cached"; }
-# 4 timed runs, each 0.4 s after its eviction
-[[ $elapsed_ms -ge 1600 ]] || fail "--settle 0.4: 4 runs took ${elapsed_ms} ms in all, less than the waits"
+# 4 timed runs, each 1 s after its eviction; none of them timed with its wait
+[[ $elapsed_ms -ge 4000 ]] || fail "--settle 1: 4 runs took ${elapsed_ms} ms in all, less than the waits"
+python3 - "$T/coldb.json" <<'PY' || { show "$T/coldb.json"; fail "--settle: JSON settle_s or a run's wall time wrong"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["settle_s"] == 1, d["settle_s"]
+walls = [r["wall_s"] for v in d["variants"] for r in v["runs"]]
+assert len(walls) == 4 and all(w < 0.9 for w in walls), walls
+PY
 CASES=$((CASES + 1))
 
 # 4. --hot: each timed run follows a warm-up run; every timed run's input is cached.

@@ -41,6 +41,8 @@ usage_error settle_hot "--settle 2: only with --cold" -- --hot --settle 2 -- "${
 usage_error bad_settle "--settle 5s: SEC must be 0 to 600" -- --cold --settle 5s -- "${run_cmd[@]}"
 usage_error long_settle "--settle 601: SEC must be 0 to 600" -- --cold --settle 601 -- "${run_cmd[@]}"
 usage_error negative_settle "--settle -1: SEC must be 0 to 600" -- --cold --settle -1 -- "${run_cmd[@]}"
+usage_error spaced_settle "--settle  5: SEC must be 0 to 600" -- --cold --settle " 5" -- "${run_cmd[@]}"
+usage_error nan_settle "--settle nan: SEC must be 0 to 600" -- --cold --settle nan -- "${run_cmd[@]}"
 
 "$IOHINT" compare --help >"$T/help.out" || fail "--help exited $?"
 grep -q -- '--cold' "$T/help.out" || fail "--help does not describe --cold"
