@@ -6,7 +6,7 @@
 # usage: bench/run-all.sh [--size small|large] [--storage local,loop,net,hdd]
 #                         [--runs N] [--out FILE] [--only REGEX] [--build DIR]
 #                         [--data DIR] [--work DIR] [--max-time SEC] [--keep-loop]
-#                         [--policies LIST] [--settle SEC] [--list]
+#                         [--policy P]... [--settle SEC] [--list]
 #
 #   --size       data set from examples/gen-data.sh (default small; generated into
 #                --data if missing). small: the whole run takes ~15-20 min;
@@ -36,9 +36,10 @@
 #                (default 1200 for small, 3600 for large)
 #   --keep-loop  keep the loop image (and the copied data) for the next run;
 #                it is always unmounted and detached at exit
-#   --policies   comma-separated policies to compare with the baseline in place of
-#                each case's own (none, auto and the explicit ones below), e.g.
-#                'auto': the baseline against auto alone, twice the runs in the
+#   --policy     a policy to compare with the baseline (repeatable; one policy
+#                may be a combination, e.g. auto,coalesce=1M), in place of each
+#                case's own (none, auto and the explicit ones below): --policy
+#                auto is the baseline against auto alone, twice the runs in the
 #                same time (the "no workload slower under auto" check)
 #   --settle     start each run SEC seconds after its eviction (iohint compare
 #                --settle, "coldB"): every run then refills the cache with pages
@@ -49,7 +50,8 @@
 # Every comparison is `iohint compare --cold -n RUNS -p none -p auto -p ...`:
 # the baseline without the shim, tracing (-p none), auto and the explicit
 # policies that fit the example, interleaved, each run started right after its
-# input was evicted ("coldA", ../shared/BENCHMARKING.md). On slowfs the source
+# input was evicted ("coldA", ../shared/BENCHMARKING.md; with --settle, SEC
+# seconds later: "coldB"). On slowfs the source
 # files under the mount are evicted as well (--evict). A result that differs
 # between variants makes iohint compare exit 3; the table marks it.
 #
@@ -75,7 +77,7 @@ work=/var/tmp/iohint-bench
 max_time=""
 keep_loop=0
 list=0
-policies=""
+only_policies=()
 settle=""
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -89,7 +91,8 @@ while [ $# -gt 0 ]; do
 	--work) [ $# -ge 2 ] || die "--work needs a directory"; work=$2; shift 2 ;;
 	--max-time) [ $# -ge 2 ] || die "--max-time needs seconds"; max_time=$2; shift 2 ;;
 	--keep-loop) keep_loop=1; shift ;;
-	--policies) [ $# -ge 2 ] || die "--policies needs a list, e.g. auto"; policies=$2; shift 2 ;;
+	--policy) [ $# -ge 2 ] && [ -n "$2" ] || die "--policy needs a policy, e.g. auto"
+		only_policies+=("$2"); shift 2 ;;
 	--settle) [ $# -ge 2 ] || die "--settle needs seconds"; settle=$2; shift 2 ;;
 	--list) list=1; shift ;;
 	-h|--help) usage 0 ;;
@@ -113,11 +116,9 @@ for s in "${storage_list[@]}"; do
 	case $s in local|loop|net|hdd) ;; *) die "unknown storage '$s' (local, loop, net, hdd)" ;; esac
 done
 data=${data:-/var/tmp/iohint-data/$size}
-if [ -n "$policies" ]; then
-	IFS=, read -r -a only_policies <<< "$policies"
-	for p in "${only_policies[@]}"; do
-		[ -n "$p" ] || die "--policies: an empty policy in '$policies'"
-	done
+if [ -n "$settle" ]; then
+	[[ $settle =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v s="$settle" 'BEGIN { exit !(s <= 600) }' ||
+		die "--settle must be 0 to 600 seconds, not '$settle'"
 fi
 
 # ---- the cases: NAME | run script and arguments | policies besides none and auto
@@ -156,9 +157,12 @@ done
 if [ "$list" = 1 ]; then
 	for c in "${selected[@]}"; do
 		IFS='|' read -r name script pols <<< "$c"
-		[ -n "$policies" ] && pols=${policies//,/ } || pols="none auto $pols"
-		printf '%-28s examples/%-28s%s\n' "$name" "$script" \
-			"$(for p in $pols; do printf ' -p %s' "$p"; done)"
+		if [ ${#only_policies[@]} -gt 0 ]; then
+			pols=$(printf ' -p %s' "${only_policies[@]}")
+		else
+			pols=$(for p in none auto $pols; do printf ' -p %s' "$p"; done)
+		fi
+		printf '%-28s examples/%-28s%s%s\n' "$name" "$script" "$pols" "${settle:+ --settle $settle}"
 	done
 	exit 0
 fi
@@ -334,6 +338,8 @@ source_evictions() {
 	echo "local_device=$(df -P "$data" | awk 'NR==2 {print $1}')"
 	dev=$(basename "$(df -P "$data" | awk 'NR==2 {print $1}')")
 	echo "local_read_ahead_kb=$(cat "/sys/block/$dev/queue/read_ahead_kb" 2>/dev/null || echo '?')"
+	echo "settle=${settle:-0}"
+	[ ${#only_policies[@]} -eq 0 ] || echo "policies=${only_policies[*]}"
 } > "$resdir/meta.txt"
 
 find_needed
@@ -354,7 +360,7 @@ for storage in "${storage_list[@]}"; do
 		line=${line#+ }
 		# The run scripts print the command with printf %q: safe to eval into an array.
 		eval "cmd=($line)"
-		if [ -n "$policies" ]; then
+		if [ ${#only_policies[@]} -gt 0 ]; then
 			policy_args=()
 			for p in "${only_policies[@]}"; do policy_args+=(-p "$p"); done
 		else
