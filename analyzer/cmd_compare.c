@@ -67,7 +67,7 @@ enum { CMP_OK = 0, CMP_ERROR = 1, CMP_USAGE = 2, CMP_DIFFERS = 3, CMP_INTERRUPTE
 enum cache_mode { CACHE_ASIS, CACHE_COLD, CACHE_HOT };
 
 static const char usage_text[] =
-    "usage: iohint compare [-n RUNS] [--cold [--drop-caches] | --hot] [-p POLICY]...\n"
+    "usage: iohint compare [-n RUNS] [--cold [--drop-caches] [--settle SEC] | --hot] [-p POLICY]...\n"
     "                      [-o FILE]... [--json] [OPTIONS] -- CMD [ARGS...]\n"
     "Runs CMD without the shim (the baseline) and under each policy, interleaved\n"
     "(every round in a new random order), RUNS times each; checks that stdout, the exit status and each\n"
@@ -1809,6 +1809,11 @@ int ioh_cmd_compare(int argc, char **argv)
         }
         if (have_cmd && learn_files(c) < 0) {
             status = CMP_ERROR;
+            goto out;
+        }
+        if (g_interrupted) {          /* ^C in the learning run: stop here */
+            fprintf(stderr, "\niohint compare: interrupted in the learning run: no results\n");
+            status = CMP_INTERRUPTED;
             goto out;
         }
         if (c->nfiles == 0) {

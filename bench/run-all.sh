@@ -91,7 +91,8 @@ while [ $# -gt 0 ]; do
 	--work) [ $# -ge 2 ] || die "--work needs a directory"; work=$2; shift 2 ;;
 	--max-time) [ $# -ge 2 ] || die "--max-time needs seconds"; max_time=$2; shift 2 ;;
 	--keep-loop) keep_loop=1; shift ;;
-	--policy) [ $# -ge 2 ] && [ -n "$2" ] || die "--policy needs a policy, e.g. auto"
+	--policy) [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#-}" = "$2" ] ||
+			die "--policy needs a policy, e.g. auto, not '${2:-}'"
 		only_policies+=("$2"); shift 2 ;;
 	--settle) [ $# -ge 2 ] || die "--settle needs seconds"; settle=$2; shift 2 ;;
 	--list) list=1; shift ;;
@@ -177,6 +178,11 @@ iohint=$build/analyzer/iohint
 export IOHINT_BUILD=$build IOHINT_EXAMPLES_BIN=$build/examples
 export IOHINT_LIB=$build/shim/libiohint.so
 command -v python3 >/dev/null || die "python3 is needed for the table"
+# A policy iohint refuses is refused here, before any storage is set up
+# (iohint run names the value and the reason).
+for p in ${only_policies[@]+"${only_policies[@]}"}; do
+	"$iohint" run --no-trace -q -p "$p" -- true || die "--policy '$p': not a policy iohint accepts"
+done
 for s in "${storage_list[@]}"; do
 	case $s in loop|net|hdd) [ "$(id -u)" = 0 ] || die "storage '$s' needs root" ;; esac
 done
