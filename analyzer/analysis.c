@@ -1766,6 +1766,7 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
             st->hot_ps = ps;
             st->hot_s = s;
             st->hot_f = f;
+            s->shared_reads += (e->flags & IOH_EV_SHARED) != 0;
             data_read(an, p, s, f, ps, e);
         } else {
             if (e->ret > 0) {
@@ -1850,6 +1851,7 @@ static inline __attribute__((always_inline)) void feed(struct ioh_analysis *an, 
         an->data_events++;
         struct ioh_an_file *f = st->hot_f;
         struct ioh_an_stream *s = st->hot_s;
+        s->shared_reads += (e->flags & IOH_EV_SHARED) != 0;
         if (is_repeat(an, f->state, s, e))
             repeat_read(an, s, f, f->state, e);
         else if (is_step(an, f->state, s, e))
@@ -2023,8 +2025,10 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
 
     for (uint32_t i = 0; i < f->nstreams; i++) {
         const struct ioh_an_stream *s = &an->streams[f->streams[i]];
-        if (s->shared)
-            f->shared_reads += s->m.reads;
+        /* Read by read: a file dup'd once, late, had every read counted
+         * shared, and coalescing was never recommended for it (found by a
+         * tester: 3,010 of 3,010 reads "shared" for 10 after a dup). */
+        f->shared_reads += s->shared_reads;
         if (s->stdio)
             f->stdio_reads += s->m.reads;
     }

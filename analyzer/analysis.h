@@ -225,7 +225,7 @@ struct ioh_an_file {
 
     struct ioh_an_metrics m;
     uint64_t footprint;         /* distinct bytes read (at bitmap granularity, see granule) */
-    uint64_t shared_reads;      /* reads of streams that read through a shared description
+    uint64_t shared_reads;      /* reads that went through a shared description
                                    (flag SHARED: coalescing cannot serve their read()s) */
     uint64_t stdio_reads;       /* reads of streams read through stdio (fread, fgets,
                                    getline, getc, fscanf: glibc buffers them already) */
@@ -329,6 +329,7 @@ struct ioh_an_stream {
     uint64_t request_size;      /* the most common request length */
     int64_t  stride;            /* the most common start-to-start jump, 0 */
     bool     shared;            /* read through a shared description (flag SHARED) */
+    uint64_t shared_reads;      /* its data reads that carry the flag SHARED */
     bool     stdio;             /* read through stdio */
 
     struct ioh__stream_state *state;  /* private, NULL after finish */
