@@ -93,6 +93,9 @@ while [ $# -gt 0 ]; do
 	--keep-loop) keep_loop=1; shift ;;
 	--policy) [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#-}" = "$2" ] ||
 			die "--policy needs a policy, e.g. auto, not '${2:-}'"
+		for q in ${only_policies[@]+"${only_policies[@]}"}; do
+			[ "$q" != "$2" ] || die "--policy '$2' given twice"
+		done
 		only_policies+=("$2"); shift 2 ;;
 	--settle) [ $# -ge 2 ] || die "--settle needs seconds"; settle=$2; shift 2 ;;
 	--list) list=1; shift ;;
