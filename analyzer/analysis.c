@@ -1686,6 +1686,20 @@ static const int8_t g_op_class[IOH_OP_COUNT] = {
 /* Ops of class DATA, one bit each. */
 #define IOH_OP_DATA_BIT(name, str, cls) | ((uint64_t)(IOH_CLASS_##cls == IOH_CLASS_DATA) << IOH_OP_##name)
 static const uint64_t g_data_ops = 0 IOH_TRACE_OPS(IOH_OP_DATA_BIT);
+/* The reads stdio makes for the program (what mark_stream calls stdio). */
+static const uint64_t g_stdio_ops = 1ull << IOH_OP_FREAD | 1ull << IOH_OP_FGETS |
+                                    1ull << IOH_OP_GETDELIM | 1ull << IOH_OP_FGETC |
+                                    1ull << IOH_OP_UFLOW | 1ull << IOH_OP_FSCANF;
+_Static_assert(IOH_OP_COUNT <= 64, "g_stdio_ops is one word");
+
+/* A data read with an offset, counted shared or stdio read by read (a
+ * stream once marked was counted whole: a file dup'd once, late, had every
+ * read counted shared; found by a tester). */
+static inline void count_kind(struct ioh_an_stream *s, const struct ioh_event *e)
+{
+    s->shared_reads += (e->flags & IOH_EV_SHARED) != 0;
+    s->stdio_reads += e->op < 64 && (g_stdio_ops >> e->op & 1);
+}
 #undef IOH_OP_DATA_BIT
 _Static_assert(IOH_OP_COUNT <= 64, "one bit per op");
 
@@ -1766,7 +1780,7 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
             st->hot_ps = ps;
             st->hot_s = s;
             st->hot_f = f;
-            s->shared_reads += (e->flags & IOH_EV_SHARED) != 0;
+            count_kind(s, e);
             data_read(an, p, s, f, ps, e);
         } else {
             if (e->ret > 0) {
@@ -1851,7 +1865,7 @@ static inline __attribute__((always_inline)) void feed(struct ioh_analysis *an, 
         an->data_events++;
         struct ioh_an_file *f = st->hot_f;
         struct ioh_an_stream *s = st->hot_s;
-        s->shared_reads += (e->flags & IOH_EV_SHARED) != 0;
+        count_kind(s, e);
         if (is_repeat(an, f->state, s, e))
             repeat_read(an, s, f, f->state, e);
         else if (is_step(an, f->state, s, e))
@@ -2025,12 +2039,8 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
 
     for (uint32_t i = 0; i < f->nstreams; i++) {
         const struct ioh_an_stream *s = &an->streams[f->streams[i]];
-        /* Read by read: a file dup'd once, late, had every read counted
-         * shared, and coalescing was never recommended for it (found by a
-         * tester: 3,010 of 3,010 reads "shared" for 10 after a dup). */
-        f->shared_reads += s->shared_reads;
-        if (s->stdio)
-            f->stdio_reads += s->m.reads;
+        f->shared_reads += s->shared_reads;      /* read by read: count_kind */
+        f->stdio_reads += s->stdio_reads;
     }
     ioh__models_effects(&fs->models, f->effects);
     f->model_sample = ioh__models_sampled(&fs->models);

@@ -227,7 +227,7 @@ struct ioh_an_file {
     uint64_t footprint;         /* distinct bytes read (at bitmap granularity, see granule) */
     uint64_t shared_reads;      /* reads that went through a shared description
                                    (flag SHARED: coalescing cannot serve their read()s) */
-    uint64_t stdio_reads;       /* reads of streams read through stdio (fread, fgets,
+    uint64_t stdio_reads;       /* reads made through stdio (fread, fgets,
                                    getline, getc, fscanf: glibc buffers them already) */
     uint64_t granule;           /* bytes per footprint bit at the end */
     double   reread_ratio;      /* 1 - footprint / bytes: share of bytes read again */
@@ -330,6 +330,7 @@ struct ioh_an_stream {
     int64_t  stride;            /* the most common start-to-start jump, 0 */
     bool     shared;            /* read through a shared description (flag SHARED) */
     uint64_t shared_reads;      /* its data reads that carry the flag SHARED */
+    uint64_t stdio_reads;       /* its data reads made by stdio (fread, fgets...) */
     bool     stdio;             /* read through stdio */
 
     struct ioh__stream_state *state;  /* private, NULL after finish */

@@ -1378,6 +1378,8 @@ static int learn_files(struct compare *c)
     free_env(env);
     if (rc < 0)
         return -1;
+    if (g_interrupted)            /* ^C: nothing learned to report */
+        return 0;
     int n = scan_traces(c, c->tracedir, 1, &c->learned_calls);
     c->learned_traces = n < 0 ? 0 : n;
     empty_dir(c->tracedir);

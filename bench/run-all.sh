@@ -93,6 +93,10 @@ while [ $# -gt 0 ]; do
 	--keep-loop) keep_loop=1; shift ;;
 	--policy) [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#-}" = "$2" ] ||
 			die "--policy needs a policy, e.g. auto, not '${2:-}'"
+		p=$2
+		# A policy file by its absolute path: iohint compare runs in --work.
+		if [ -f "$p" ]; then p=$(realpath -e -- "$p"); fi
+		set -- "$1" "$p" "${@:3}"
 		for q in ${only_policies[@]+"${only_policies[@]}"}; do
 			[ "$q" != "$2" ] || die "--policy '$2' given twice"
 		done
@@ -184,7 +188,10 @@ command -v python3 >/dev/null || die "python3 is needed for the table"
 # A policy iohint refuses is refused here, before any storage is set up
 # (iohint run names the value and the reason).
 for p in ${only_policies[@]+"${only_policies[@]}"}; do
-	"$iohint" run --no-trace -q -p "$p" -- true || die "--policy '$p': not a policy iohint accepts"
+	rc=0
+	"$iohint" run --no-trace -q -p "$p" -- /bin/true || rc=$?
+	[ "$rc" != 2 ] || die "--policy '$p': not a policy iohint accepts"
+	[ "$rc" = 0 ] || die "--policy '$p': checking it with '$iohint run' failed (status $rc)"
 done
 for s in "${storage_list[@]}"; do
 	case $s in loop|net|hdd) [ "$(id -u)" = 0 ] || die "storage '$s' needs root" ;; esac
