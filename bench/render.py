@@ -128,9 +128,10 @@ def main():
         meta.get("local_device"), meta.get("local_read_ahead_kb")))
     p("- iohint at commit `%s`, build `%s`" % (meta.get("commit"), meta.get("build")))
     orders = {r["json"].get("order", "fixed") for r in rows if r["json"]}
-    order_words = ("every round in a new random order, so that no variant always runs after "
+    order_words = ("no comparison completed" if not orders else
+                   "every round in a new random order, so that no variant always runs after "
                    "the same one" if orders == {"shuffled"} else
-                   "A B C A B C ..." if orders <= {"fixed"} else "orders: " + ", ".join(sorted(orders)))
+                   "A B C A B C ..." if orders == {"fixed"} else "orders: " + ", ".join(sorted(orders)))
     settles = {r["json"].get("settle_s", 0) for r in rows if r["json"]}
     settle = max(settles) if settles else 0
     start_words = ("the run starts %g s later (\"coldB\", `--settle %g`)" % (settle, settle)
