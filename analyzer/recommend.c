@@ -14,10 +14,15 @@
 /* The pages any read used: the bitmap after the models'. */
 #define USED IOH_AN_MODELS
 /* The kernel splits a WILLNEED into requests of this size
- * (force_page_cache_ra); the `willneed` model takes the policy's pieces to
- * be this size too (the shim's are 1 MiB where the device's read-ahead is
- * shorter than 2 MiB: policies/prefetch.c, hint_piece; docs/analyze.md). */
+ * (force_page_cache_ra). */
 #define WILLNEED_CHUNK (2 * MIB)
+/* The pieces the shim asks WILLNEED in (policies/prefetch.c, hint_piece):
+ * 2 MiB where the device reads ahead 2 MiB or more, else 1 MiB, of which
+ * the kernel reads the read-ahead each. */
+static uint64_t willneed_piece(uint64_t ra_bytes)
+{
+    return ra_bytes >= 2 * MIB ? 2 * MIB : 1 * MIB;
+}
 
 static const uint64_t g_prefetch[2] = {2 * MIB, 16 * MIB};
 static const uint64_t g_window[2] = {4 * MIB, 32 * MIB};
@@ -750,13 +755,14 @@ void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint
     if (file_size)
         ioh_bits_reserve(&m->bits, file_size);
     /* The `willneed` policy asks for the whole file when it is opened, in
-     * 2 MiB pieces (policies/prefetch.c), of which the kernel reads no
+     * the shim's pieces (willneed_piece()), of which the kernel reads no
      * more than the read-ahead each (willneed_fetch(); the device's: the
      * program has given no hint yet). Only for files of known size up to
-     * willneed_max. */
+     * willneed_max. (The pieces were 2 MiB here when the shim's had become
+     * 1 MiB on short read-ahead: half of what it fetches.) */
     if (file_size && file_size <= p->willneed_max) {
         m->willneed_on = true;
-        const uint64_t piece = WILLNEED_CHUNK / PG, pages = page_ceil(file_size);
+        const uint64_t piece = willneed_piece(p->ra_bytes) / PG, pages = page_ceil(file_size);
         for (uint64_t at = 0; at < pages; at += piece)
             m->willneed_fetched += willneed_fetch(m, IOH_AN_M_WILLNEED, at, at + piece,
                                                   p->ra_bytes / PG, &m->willneed_requests);

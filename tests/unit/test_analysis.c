@@ -318,15 +318,16 @@ static void test_reverse(void **state)
     assert_int_equal(an->streams[0].request_size, 8 * KIB);
     assert_int_equal(an->processes[0].reads, 2048);
     /* Backward reads defeat read-ahead. The `willneed` policy asks for the
-     * whole file at open in 2 MiB pieces, and the kernel reads the first
-     * 128 KiB (the read-ahead) of each: 1 MiB of the 16, whose 128 reads
-     * are the only ones that find their pages. */
+     * whole file at open in 1 MiB pieces (the shim's on a read-ahead below
+     * 2 MiB), and the kernel reads the first 128 KiB (the read-ahead) of
+     * each: 2 MiB of the 16, whose 256 reads are the only ones that find
+     * their pages. */
     assert_int_equal(f->effects[IOH_AN_M_DEFAULT].misses, 2048);
     const struct ioh_an_effect *w = &f->effects[IOH_AN_M_WILLNEED];
     assert_true(w->valid);
-    assert_int_equal(w->misses, 2048 - 128);
+    assert_int_equal(w->misses, 2048 - 256);
     assert_int_equal(w->fetched, 16 * MIB);
-    assert_int_equal(w->requests, 8 + 2048 - 128);
+    assert_int_equal(w->requests, 16 + 2048 - 256);
     assert_int_not_equal(f->rec.model, IOH_AN_M_WILLNEED);
     ioh_analysis_free(an);
 
@@ -898,6 +899,20 @@ static void test_readahead_model(void **state)
     assert_int_equal(e[IOH_AN_M_WILLNEED].misses, 1);
     assert_int_equal(e[IOH_AN_M_WILLNEED].requests, 1);
     assert_int_equal(e[IOH_AN_M_WILLNEED].fetched, 1 * MIB);
+    ioh__models_free(&m);
+
+    /* The policy's pieces are the shim's: 1 MiB on a read-ahead below
+     * 2 MiB (policies/prefetch.c, hint_piece), 2 MiB from there; the
+     * kernel reads the read-ahead of each. A 4 MiB file: 4 pieces of which
+     * 128 KiB each (they were 2 MiB here: 2 of 128 KiB, half of what the
+     * shim fetches), or 2 pieces read whole with a 2 MiB read-ahead. */
+    ioh__models_init(&m, &p, 4 * MIB);
+    assert_int_equal(m.willneed_fetched, 4 * 128 * 1024);
+    assert_int_equal(m.willneed_requests, 4);
+    ioh__models_free(&m);
+    ioh__models_init(&m, &p2, 4 * MIB);
+    assert_int_equal(m.willneed_fetched, 4 * MIB);
+    assert_int_equal(m.willneed_requests, 2);
     ioh__models_free(&m);
 
     /* Unknown size: no WILLNEED prediction. */
