@@ -1217,15 +1217,16 @@ static void reason(const struct ioh_an_params *p, const struct ioh_an_file *f,
     case IOH_AN_M_WILLNEED:
         pct(s1, sizeof s1, f->size > 0 ? (double)f->footprint / (double)f->size : 0);
         ioh__human_bytes(p->ra_bytes, s2, sizeof s2);
+        ioh__human_bytes(willneed_piece(p->ra_bytes), s3, sizeof s3);
         if (b->misses > 1 && e->misses <= 1)
             say(r, "%s of the file is read; fetching it all at first use leaves 1 read waiting "
                    "instead of %" PRIu64, s1, b->misses);
-        else if (b->misses > e->misses && p->ra_bytes < WILLNEED_CHUNK)
-            /* Each 2 MiB piece asked for is read only as far as the
-             * read-ahead goes (willneed_fetch()). */
+        else if (b->misses > e->misses && p->ra_bytes < willneed_piece(p->ra_bytes))
+            /* Each piece asked for is read only as far as the read-ahead
+             * goes (willneed_fetch()). */
             say(r, "%s of the file is read; asking for all of it at first use (the kernel reads "
-                   "%s of each 2 MiB asked, the read-ahead) leaves %" PRIu64 " reads waiting "
-                   "instead of %" PRIu64, s1, s2, e->misses, b->misses);
+                   "%s of each %s asked, the read-ahead) leaves %" PRIu64 " reads waiting "
+                   "instead of %" PRIu64, s1, s2, s3, e->misses, b->misses);
         else if (b->misses > e->misses)
             say(r, "%s of the file is read; fetching it all at first use leaves %" PRIu64
                    " reads waiting instead of %" PRIu64, s1, e->misses, b->misses);
