@@ -1083,21 +1083,21 @@ static void print_protocol(const struct compare *c, FILE *o)
     if (!c->fixed_order)
         fprintf(o, ", every round in a new random order (--seed %" PRIu64 ")", c->seed);
     fprintf(o, "%s\n", c->warmup ? ", after one untimed round of every variant" : "");
-    char started[64] = "which started at once";
+    /* When each cold run started after its eviction (--settle). */
+    const char *kind = c->settle > 0 ? "coldB" : "coldA";
+    char when[64] = "right before every run, which started at once";
     if (c->settle > 0)
-        snprintf(started, sizeof started, "%g s before every run", c->settle);
+        snprintf(when, sizeof when, "%g s before every run", c->settle);
     if (c->cache == CACHE_COLD && c->drop_caches)
         fprintf(o, "  cache: cold (\"%s\"): the whole page cache dropped (sync; echo 3 > "
-                   "/proc/sys/vm/drop_caches) %s%s\n", c->settle > 0 ? "coldB" : "coldA",
-                c->settle > 0 ? "" : "right before every run, ", started);
+                   "/proc/sys/vm/drop_caches) %s\n", kind, when);
     else if (c->cache == CACHE_COLD) {
         uint64_t total = 0;
         for (size_t i = 0; i < c->nfiles; i++)
             total += c->files[i].size;
         fprintf(o, "  cache: cold (\"%s\"): posix_fadvise(DONTNEED) on the %zu file%s the "
-                   "command reads (%s) %s%s\n", c->settle > 0 ? "coldB" : "coldA",
-                c->nfiles, c->nfiles == 1 ? "" : "s", human_bytes((double)total, b1, sizeof b1),
-                c->settle > 0 ? "" : "right before every run, ", started);
+                   "command reads (%s) %s\n", kind, c->nfiles, c->nfiles == 1 ? "" : "s",
+                human_bytes((double)total, b1, sizeof b1), when);
     } else if (c->cache == CACHE_HOT)
         fprintf(o, "  cache: hot: an untimed run of the same variant right before every timed run\n");
     else
@@ -1841,12 +1841,12 @@ int ioh_cmd_compare(int argc, char **argv)
     }
     loadavg(c->load_start);
     if (!c->quiet) {
-        fprintf(stderr, "iohint compare: %d variant%s x %d run%s, cache %s%s\n", c->nv,
-                c->nv == 1 ? "" : "s", c->nruns, c->nruns == 1 ? "" : "s", cache_words(c),
-                c->cache != CACHE_COLD ? ""
-                : c->settle > 0 ? (c->drop_caches ? " (drop_caches, coldB: runs start after --settle)"
-                                                  : " (fadvise DONTNEED, coldB: runs start after --settle)")
-                : c->drop_caches ? " (drop_caches, coldA)" : " (fadvise DONTNEED, coldA)");
+        fprintf(stderr, "iohint compare: %d variant%s x %d run%s, cache %s", c->nv,
+                c->nv == 1 ? "" : "s", c->nruns, c->nruns == 1 ? "" : "s", cache_words(c));
+        if (c->cache == CACHE_COLD)
+            fprintf(stderr, " (%s, %s)", c->drop_caches ? "drop_caches" : "fadvise DONTNEED",
+                    c->settle > 0 ? "coldB: runs start after --settle" : "coldA");
+        fputc('\n', stderr);
     }
     plan_order(c);
     if (c->warmup) {
