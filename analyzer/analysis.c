@@ -1686,15 +1686,15 @@ static const int8_t g_op_class[IOH_OP_COUNT] = {
 /* Ops of class DATA, one bit each. */
 #define IOH_OP_DATA_BIT(name, str, cls) | ((uint64_t)(IOH_CLASS_##cls == IOH_CLASS_DATA) << IOH_OP_##name)
 static const uint64_t g_data_ops = 0 IOH_TRACE_OPS(IOH_OP_DATA_BIT);
-/* The reads stdio makes for the program (what mark_stream calls stdio). */
+/* The reads stdio makes for the program. */
 static const uint64_t g_stdio_ops = 1ull << IOH_OP_FREAD | 1ull << IOH_OP_FGETS |
                                     1ull << IOH_OP_GETDELIM | 1ull << IOH_OP_FGETC |
                                     1ull << IOH_OP_UFLOW | 1ull << IOH_OP_FSCANF;
-_Static_assert(IOH_OP_COUNT <= 64, "g_stdio_ops is one word");
 
-/* A data read with an offset, counted shared or stdio read by read (a
- * stream once marked was counted whole: a file dup'd once, late, had every
- * read counted shared; found by a tester). */
+/* A data read with an offset, counted as read through a shared description
+ * or through stdio (what recommend.c checks before it suggests coalescing),
+ * read by read: a stream once marked was counted whole, and a file dup'd
+ * once, late, had every read counted shared (found by a tester). */
 static inline void count_kind(struct ioh_an_stream *s, const struct ioh_event *e)
 {
     s->shared_reads += (e->flags & IOH_EV_SHARED) != 0;
@@ -1710,30 +1710,6 @@ static inline bool hot_op(const struct ioh_event *e)
 {
     return e->op < IOH_OP_COUNT && (g_data_ops >> e->op & 1) &&
            !(e->flags & (IOH_EV_SERVED | IOH_EV_NOOFF));
-}
-
-/* A stream read through a shared description or through stdio (what
- * recommend.c checks before it suggests coalescing). */
-static inline void mark_stream(struct ioh_an_stream *s, const struct ioh_event *e)
-{
-    if (__builtin_expect(e->flags & IOH_EV_SHARED, 0))
-        s->shared = true;
-    if (e->op == IOH_OP_FREAD || e->op == IOH_OP_FGETS || e->op == IOH_OP_GETDELIM ||
-        e->op == IOH_OP_FGETC || e->op == IOH_OP_UFLOW || e->op == IOH_OP_FSCANF)
-        s->stdio = true;
-}
-
-/* hot_op() for an event whose op and flags differ from the last hot one's:
- * marks its stream first. An event with the same op and flags as the last
- * needs no marking: that one was marked (here or in on_event), and the
- * marks do not go away. (Marked only in on_event, a read then SHARED reads
- * after a fork were never seen; found by review.) */
-static inline bool hot_op_marked(struct ioh_an_stream *s, const struct ioh_event *e)
-{
-    if (!hot_op(e))
-        return false;
-    mark_stream(s, e);
-    return true;
 }
 
 static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_state *ps,
@@ -1762,7 +1738,6 @@ static void on_event(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_st
         struct ioh_an_file *f = &an->files[s->file];
         if (s->fd < 0)
             s->fd = e->fd;
-        mark_stream(s, e);
         if (__builtin_expect(e->flags & IOH_EV_SERVED, 0) && e->ret > 0) {
             f->applied.served_reads++;
             f->applied.served_bytes += (uint64_t)e->ret;
@@ -1853,7 +1828,7 @@ static inline __attribute__((always_inline)) void feed(struct ioh_analysis *an, 
     const struct ioh_event *e = rec->ev;
     struct ioh__analysis_state *st = an->state;
     if (__builtin_expect(e && hot_key_of(proc, e->file) == st->hot_key &&
-                         (hot_opflags_of(e) == st->hot_opflags || hot_op_marked(st->hot_s, e)) &&
+                         (hot_opflags_of(e) == st->hot_opflags || hot_op(e)) &&
                          e->ret > 0 &&
                          e->off >= 0, 1)) {
         struct ioh_an_process *p = st->hot_p;

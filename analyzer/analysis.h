@@ -328,10 +328,8 @@ struct ioh_an_stream {
     double   confidence;
     uint64_t request_size;      /* the most common request length */
     int64_t  stride;            /* the most common start-to-start jump, 0 */
-    bool     shared;            /* read through a shared description (flag SHARED) */
     uint64_t shared_reads;      /* its data reads that carry the flag SHARED */
     uint64_t stdio_reads;       /* its data reads made by stdio (fread, fgets...) */
-    bool     stdio;             /* read through stdio */
 
     struct ioh__stream_state *state;  /* private, NULL after finish */
 };
