@@ -96,11 +96,10 @@ while [ $# -gt 0 ]; do
 		p=$2
 		# A policy file by its absolute path: iohint compare runs in --work.
 		if [ -f "$p" ]; then p=$(realpath -e -- "$p"); fi
-		set -- "$1" "$p" "${@:3}"
 		for q in ${only_policies[@]+"${only_policies[@]}"}; do
-			[ "$q" != "$2" ] || die "--policy '$2' given twice"
+			[ "$q" != "$p" ] || die "--policy '$p' given twice"
 		done
-		only_policies+=("$2"); shift 2 ;;
+		only_policies+=("$p"); shift 2 ;;
 	--settle) [ $# -ge 2 ] || die "--settle needs seconds"; settle=$2; shift 2 ;;
 	--list) list=1; shift ;;
 	-h|--help) usage 0 ;;
