@@ -197,9 +197,11 @@ static inline struct ioh_ofd *ioh_fd_get(int fd)
     return __builtin_expect(o != NULL, 1) ? o : ioh__fd_discover(fd);
 }
 
-/* fd was just opened (by open*, creat, fopen, fdopen...). path is what the
- * program passed (may be NULL); the absolute path is read back from /proc.
+/* fd was just opened (by open*, creat, fopen, fdopen...). open_flags are
+ * the flags open was given, or IOH_OPEN_FLAGS_UNKNOWN (fopen, fdopen: the
+ * open is inside libc) to ask the kernel (F_GETFL, one system call more).
  * extra is IOH_OFD_* bits to add. Replaces any state fd had. */
+#define IOH_OPEN_FLAGS_UNKNOWN (-1)
 struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra);
 
 void ioh_fd_closed(int fd);
@@ -356,8 +358,11 @@ void ioh_fdtab_set_paths(int wanted);
 /* Visit every known fd (for tests and the fork-child trace). */
 void ioh_fdtab_foreach(void (*fn)(int fd, struct ioh_ofd *o, void *arg), void *arg);
 
-/* The file kind and eligibility of an open fd, from fstat/fstatfs/F_GETFL.
- * Exposed for unit tests. Returns -errno if fd is not open. */
+/* The file kind and eligibility of an open fd, from fstat, fstatfs (once
+ * per block device) and F_GETFL. Exposed for unit tests. Returns -errno if
+ * fd is not open. ioh_fd_probe_flags takes open's flags instead of F_GETFL
+ * unless they are IOH_OPEN_FLAGS_UNKNOWN. */
 int ioh_fd_probe(int fd, struct ioh_ofd *o);
+int ioh_fd_probe_flags(int fd, struct ioh_ofd *o, int open_flags);
 
 #endif

@@ -1530,7 +1530,7 @@ static FILE *stream_opened(FILE *f, int err, struct call *c, int fresh, void *ca
     struct ioh_ofd *o = NULL;
     if (fd >= 0) {
         if (fresh) {
-            o = ioh_fd_opened(fd, 0, IOH_OFD_STDIO);
+            o = ioh_fd_opened(fd, IOH_OPEN_FLAGS_UNKNOWN, IOH_OFD_STDIO);
         } else {
             o = ioh_fd_get(fd);
             if (o) {

@@ -174,6 +174,64 @@ static void ineligible_files(void **state)
     close(fd);
 }
 
+/* The flags an open wrapper knows stand in for F_GETFL: the same value,
+ * for every combination a program may give. */
+static void open_flags_as_f_getfl(void **state)
+{
+    (void)state;
+    static const int combos[] = {
+        O_RDONLY, O_WRONLY, O_RDWR, O_RDONLY | O_CLOEXEC, O_RDONLY | O_NONBLOCK | O_NOCTTY,
+        O_WRONLY | O_CREAT | O_TRUNC, O_RDWR | O_APPEND, O_RDWR | O_CREAT | O_EXCL,
+        O_RDONLY | O_SYNC, O_WRONLY | O_DSYNC, O_RDONLY | O_NOATIME, O_RDONLY | O_DIRECT,
+        O_PATH, O_PATH | O_CLOEXEC | O_NOFOLLOW, O_RDONLY | O_LARGEFILE, 3 /* O_ACCMODE */,
+    };
+    char path[80];
+    snprintf(path, sizeof path, "%s-flags", g_path);
+    for (size_t i = 0; i < sizeof combos / sizeof combos[0]; i++) {
+        unlink(path);
+        if (!(combos[i] & O_CREAT))
+            close(open(path, O_WRONLY | O_CREAT, 0600));
+        int fd = open(path, combos[i], 0600);
+        if (fd < 0)
+            continue;             /* O_DIRECT on a filesystem without it */
+        struct ioh_ofd known, asked;
+        memset(&known, 0, sizeof known);
+        memset(&asked, 0, sizeof asked);
+        assert_int_equal(ioh_fd_probe_flags(fd, &known, combos[i]), 0);
+        assert_int_equal(ioh_fd_probe(fd, &asked), 0);
+        int fl = fcntl(fd, F_GETFL);
+        if (known.open_flags != (uint32_t)fl)
+            fail_msg("open flags %#o: %#o from open's flags, %#o from F_GETFL", combos[i],
+                     known.open_flags, fl);
+        assert_int_equal(asked.open_flags, (uint32_t)fl);
+        assert_int_equal(atomic_load(&known.flags), atomic_load(&asked.flags));
+        close(fd);
+    }
+    unlink(path);
+}
+
+/* The filesystem type is asked once per block device, never for an
+ * anonymous device (major 0), whose number a later mount may reuse. */
+static void fs_type_per_device(void **state)
+{
+    (void)state;
+    int fd = open(g_path, O_RDONLY);
+    struct ioh_ofd a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    assert_int_equal(ioh_fd_probe(fd, &a), 0);
+    assert_int_equal(ioh_fd_probe(fd, &b), 0);
+    assert_int_equal(a.fs_type, b.fs_type);
+    assert_true(a.fs_type != 0);
+    close(fd);
+    /* procfs after it: still special, whatever was asked before. */
+    fd = open("/proc/self/status", O_RDONLY);
+    memset(&a, 0, sizeof a);
+    assert_int_equal(ioh_fd_probe(fd, &a), 0);
+    assert_true(atomic_load(&a.flags) & IOH_OFD_SPECIALFS);
+    close(fd);
+}
+
 static void share_all_ends_privacy(void **state)
 {
     (void)state;
@@ -248,6 +306,8 @@ int main(void)
         cmocka_unit_test(inherited_fd_is_discovered_and_shared),
         cmocka_unit_test(pipes_have_no_offset),
         cmocka_unit_test(ineligible_files),
+        cmocka_unit_test(open_flags_as_f_getfl),
+        cmocka_unit_test(fs_type_per_device),
         cmocka_unit_test(share_all_ends_privacy),
         cmocka_unit_test(fork_child_sees_shared_state),
         cmocka_unit_test(many_fds_and_reuse),
