@@ -60,7 +60,10 @@ struct ioh_ofd {
     uint32_t fs_type;              /* statfs f_type of its filesystem (regular files) */
     uint64_t dev, ino;
     int64_t size;                  /* st_size when seen */
-    _Atomic int64_t offset;        /* logical offset for private ofds */
+    _Atomic int64_t offset;        /* logical offset for private ofds; for
+                                      shared ones, untraced, the policy's
+                                      estimate (consume_offset) */
+    uint32_t shared_reads;         /* reads of a shared one (racy: consume_offset) */
     struct ioh_ofd *next_free;     /* pool free list; guarded by the lock */
     struct ioh_pol_file *_Atomic pol; /* policy state (policies/), or NULL */
     struct ioh_coalesce *_Atomic cb;  /* its block cache when it coalesces, or NULL */
