@@ -243,6 +243,18 @@ int ioh_pol_init(void)
     return g.active;
 }
 
+int ioh_pol_defers_probe(void)
+{
+    uint32_t f = g.spec.dflt.flags;
+    /* auto for every file, with nothing to do at open (a hint, a WILLNEED:
+     * attach), and the process's first file attached as it opened, so that
+     * its device's read-ahead was learnt while sysfs could be read (the
+     * deferred ones come later, maybe once threads run: on a device not
+     * learnt by then auto decides without it, as when sysfs is missing). */
+    return g.active && (f & IOH_ACT_AUTO) && !(f & (IOH_ACT_HINT_MASK | IOH_ACT_WILLNEED)) &&
+           !ioh_pol_wants_paths() && ioh_prefetch_readahead_known_any();
+}
+
 int ioh_pol_wants_paths(void)
 {
     if (!g.active)
@@ -442,6 +454,15 @@ static void attach(int fd, struct ioh_ofd *o, int at_open)
      * (cls_feed). */
     if ((a->flags & IOH_ACT_WINDOW) && !pf->is_auto && !classifier_start(pf))
         pf->act.flags &= ~(uint32_t)IOH_ACT_WINDOW;
+    /* A deferred description's reads so far (shim/fdtab.h), averaged as
+     * ioh_pol_observe averages (their copy not taken off: a microsecond
+     * beside SLOW_READ_NS): the first reads of a cold file are its
+     * slowest, and auto's first decision must know they reached storage
+     * (index_reader -t 1 on a 128 KiB read-ahead device: no SEQUENTIAL
+     * without them). */
+    pf->slow_ewma = atomic_load_explicit(&o->deferred_ewma, memory_order_relaxed);
+    pf->app_hint = atomic_load(&o->deferred_hint) - 1;
+    pf->app_noreuse = atomic_load(&o->deferred_noreuse);
     atomic_fetch_add_explicit(&g.files, 1, memory_order_relaxed);
     int hint = hint_of(a->flags);
     if (hint >= 0)

@@ -124,6 +124,11 @@ static uint64_t sysfs_readahead(uint64_t dev)
     return kb * 1024;
 }
 
+int ioh_prefetch_readahead_known_any(void)
+{
+    return atomic_load_explicit(&g_ra_key[0], memory_order_relaxed) != 0;
+}
+
 uint64_t ioh_prefetch_device_readahead(uint64_t dev, int may_read)
 {
     for (unsigned i = 0; i < RA_SLOTS; i++)

@@ -56,6 +56,8 @@ int ioh_prefetch_hint_works(uint32_t fs_type);
  * descriptor of the program's table: only safe where no other thread can
  * dup2 onto or close that number); else 0 unless known already. */
 uint64_t ioh_prefetch_device_readahead(uint64_t dev, int may_read);
+/* Whether any device's read-ahead is known (asked) in this process. */
+int ioh_prefetch_readahead_known_any(void);
 
 /* Where sysfs tells the read-ahead (in KiB) of the device MAJ:MIN, candidate
  * i in order: the bdi named by the device (a disk, a dm or loop device,

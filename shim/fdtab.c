@@ -69,6 +69,11 @@ void ioh_fdtab_set_thread_exit_hook(void (*fn)(void))
     g_fd.thread_exit_hook = fn;
 }
 
+int ioh_fdtab_paths_wanted(void)
+{
+    return !g_fd.no_paths;
+}
+
 void ioh_fdtab_set_paths(int wanted)
 {
     g_fd.no_paths = !wanted;
@@ -334,6 +339,36 @@ int ioh_fd_probe_flags(int fd, struct ioh_ofd *o, int open_flags)
     return 0;
 }
 
+int ioh_fd_probe_late(int fd, struct ioh_ofd *o, int may_lag)
+{
+    if (atomic_fetch_or(&o->flags, IOH_OFD_PROBING) & IOH_OFD_PROBING)
+        return 0;
+    struct ioh_ofd p;
+    memset(&p, 0, offsetof(struct ioh_ofd, path_inline));
+    if (ioh_fd_probe_flags(fd, &p, (int)o->open_flags) < 0) {
+        /* Stays as it was, for good: its reads go to the kernel. */
+        atomic_fetch_or(&o->flags, IOH_OFD_PROBED | IOH_OFD_SHARED);
+        return 0;
+    }
+    o->dev = p.dev;
+    o->ino = p.ino;
+    o->size = p.size;
+    o->kind = p.kind;
+    o->fs_type = p.fs_type;
+    uint32_t add = atomic_load(&p.flags) | IOH_OFD_PROBED;
+    /* Its reads went to the kernel so far: lazy from here on, at the
+     * kernel's offset, only where nothing else can move that meanwhile. */
+    if ((add & IOH_OFD_ELIGIBLE) && ioh_ofd_private(o)) {
+        long long off = may_lag ? ioh_raw_lseek(fd, 0, SEEK_CUR) : -1;
+        if (off >= 0)
+            atomic_store(&o->offset, off);
+        else
+            add |= IOH_OFD_SHARED;
+    }
+    atomic_fetch_or(&o->flags, add);
+    return 1;
+}
+
 /* The absolute path behind fd, from /proc/self/fd; the ofd keeps it inline or
  * in its own page when long. */
 static void read_path(int fd, struct ioh_ofd *o)
@@ -373,7 +408,10 @@ static struct ioh_ofd *ofd_new(int fd, int open_flags, uint32_t extra)
     char *path_page = o->path_page;   /* kept from an earlier file */
     memset(&o->refs, 0, sizeof *o - offsetof(struct ioh_ofd, refs));   /* not `use` */
     o->path_page = path_page;
-    if (ioh_fd_probe_flags(fd, o, open_flags) < 0) {
+    if (extra & IOH_OFD_DEFERRED) {
+        o->open_flags = kept_open_flags(open_flags);
+        o->kind = IOH_FILE_OTHER;
+    } else if (ioh_fd_probe_flags(fd, o, open_flags) < 0) {
         o->next_free = g_fd.free_list;
         g_fd.free_list = o;
         return NULL;

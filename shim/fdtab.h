@@ -41,6 +41,17 @@ struct ioh_coalesce;
 #define IOH_OFD_DIRECT    0x20u  /* O_DIRECT */
 #define IOH_OFD_SEEKABLE  0x40u  /* has a file offset (regular file or block device) */
 #define IOH_OFD_SPECIALFS 0x80u  /* procfs, sysfs, ...: generated per read */
+/* Opened read-only under `auto` alone, untraced: its probe (the fstat of
+ * ioh_fd_probe) and its policy wait for its IOH_PROBE_AFTER-th read or the
+ * program's first hint (ioh_fd_probe_late); until then it is known to be
+ * open, nothing more, and its reads go to the kernel as a pipe's would.
+ * Most files a program opens are read in a call or two (grep -r over 8,172
+ * headers: under auto the probe and the policy's state were a system call
+ * and ~0.4 us of each file's ~9.7 us, 1.09x of no shim). */
+#define IOH_OFD_DEFERRED  0x100u
+#define IOH_OFD_PROBED    0x200u  /* ... and done since */
+#define IOH_OFD_PROBING   0x400u  /* ... a thread is doing it */
+#define IOH_PROBE_AFTER   4u
 
 #define IOH_OFD_PATH_INLINE 232
 #define IOH_OFD_PATH_MAX    4095   /* longer paths are cut (a page, with its NUL) */
@@ -60,10 +71,24 @@ struct ioh_ofd {
     uint32_t fs_type;              /* statfs f_type of its filesystem (regular files) */
     uint64_t dev, ino;
     int64_t size;                  /* st_size when seen */
-    _Atomic int64_t offset;        /* logical offset for private ofds; for
-                                      shared ones, untraced, the policy's
-                                      estimate (consume_offset) */
-    uint32_t shared_reads;         /* reads of a shared one (racy: consume_offset) */
+    _Atomic int64_t offset;        /* logical offset for private ofds */
+    /* Untraced, a shared one's offset as its policy takes it: counted on
+     * from the kernel's last answer (consume_offset). Not `offset`, which
+     * a sync compares with where it put the kernel's (found by review: a
+     * read of the description just shared could change it in between, and
+     * the next sync put the kernel offset at the estimate). */
+    _Atomic int64_t shared_est;
+    _Atomic uint32_t shared_reads; /* its reads (load and store: counts may
+                                      be lost between threads) */
+    _Atomic uint32_t deferred_reads;   /* reads while IOH_OFD_DEFERRED ... */
+    _Atomic int32_t deferred_hint;     /* ... the program's last pattern hint
+                                      (POSIX_FADV_* + 1; 0: none) and its
+                                      NOREUSE, for the policy to start from */
+    _Atomic int32_t deferred_noreuse;
+    _Atomic uint64_t deferred_ewma;    /* ... their time, ns, averaged as the
+                                      policy averages its reads' (the first
+                                      reads of a cold file are its slowest:
+                                      its first decision must see them) */
     struct ioh_ofd *next_free;     /* pool free list; guarded by the lock */
     struct ioh_pol_file *_Atomic pol; /* policy state (policies/), or NULL */
     struct ioh_coalesce *_Atomic cb;  /* its block cache when it coalesces, or NULL */
@@ -203,7 +228,8 @@ static inline struct ioh_ofd *ioh_fd_get(int fd)
 /* fd was just opened (by open*, creat, fopen, fdopen...). open_flags are
  * the flags open was given, or IOH_OPEN_FLAGS_UNKNOWN (fopen, fdopen: the
  * open is inside libc) to ask the kernel (F_GETFL, one system call more).
- * extra is IOH_OFD_* bits to add. Replaces any state fd had. */
+ * extra is IOH_OFD_* bits to add (IOH_OFD_DEFERRED: no probe now).
+ * Replaces any state fd had. */
 #define IOH_OPEN_FLAGS_UNKNOWN (-1)
 struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra);
 
@@ -216,6 +242,19 @@ void ioh_fd_setfl(int fd, int flags);
 
 /* Is the ofd's offset only movable by our own wrappers? */
 extern _Atomic uint32_t ioh__fork_gen;
+/* Deferred and not probed yet (IOH_OFD_DEFERRED). */
+static inline int ioh_ofd_deferred(const struct ioh_ofd *o)
+{
+    return (atomic_load_explicit(&o->flags, memory_order_acquire) &
+            (IOH_OFD_DEFERRED | IOH_OFD_PROBED)) == IOH_OFD_DEFERRED;
+}
+/* Probe a deferred o now (held by the caller, signals blocked): its kind,
+ * device, size and eligibility from fstat; an eligible private one starts
+ * its logical offset where the kernel's is if may_lag (one thread: nothing
+ * else can move it meanwhile), else it becomes shared. 1 if this call did
+ * it (then the policy attaches), 0 if another did or does. */
+int ioh_fd_probe_late(int fd, struct ioh_ofd *o, int may_lag);
+
 static inline int ioh_ofd_private(const struct ioh_ofd *o)
 {
     return !(atomic_load_explicit(&o->flags, memory_order_relaxed) & IOH_OFD_SHARED) &&
@@ -357,6 +396,7 @@ void ioh_fdtab_set_discover_hook(void (*fn)(int fd, struct ioh_ofd *o));
  * (open, 64-byte read and close of a cached file: 2.9 us without the shim,
  * 7.8 us under auto with it). Without it the path is "". */
 void ioh_fdtab_set_paths(int wanted);
+int ioh_fdtab_paths_wanted(void);
 
 /* Visit every known fd (for tests and the fork-child trace). */
 void ioh_fdtab_foreach(void (*fn)(int fd, struct ioh_ofd *o, void *arg), void *arg);

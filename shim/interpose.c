@@ -277,11 +277,28 @@ static inline int64_t result(long r, int err)
 }
 
 /* Policies see every data read after it is recorded. */
+static void probe_deferred(int fd);
+
 static inline void policy_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len,
                                   int64_t ret, const struct call *c)
 {
-    if (!o || __builtin_expect(atomic_load_explicit(&o->pol, memory_order_relaxed) == NULL, 1))
+    if (!o || __builtin_expect(atomic_load_explicit(&o->pol, memory_order_relaxed) == NULL, 1)) {
+        /* o may be another file's by now (not held): then the counts are
+         * off, and probe_deferred finds fd's own. */
+        if (o && __builtin_expect(ioh_ofd_deferred(o), 0)) {
+            if (ret > 0 && c->t0 && !(c->flags & (IOH_EV_SERVED | IOH_EV_UNTIMED))) {
+                uint64_t dur = ioh_clock_dur(c->t0, ioh_ticks());
+                uint64_t was = atomic_load_explicit(&o->deferred_ewma, memory_order_relaxed);
+                atomic_store_explicit(&o->deferred_ewma, was ? (was * 7 + dur) / 8 : dur,
+                                      memory_order_relaxed);
+            }
+            uint32_t n = atomic_load_explicit(&o->deferred_reads, memory_order_relaxed) + 1;
+            atomic_store_explicit(&o->deferred_reads, n, memory_order_relaxed);
+            if (n >= IOH_PROBE_AFTER)
+                probe_deferred(fd);
+        }
         return;
+    }
     int saved = errno;            /* starting the prefetch thread may touch it */
     /* A served read has no storage latency to learn from. */
     ioh_pol_observe(fd, o, off, len, ret, ioh_trace_ns(c->t0),
@@ -355,8 +372,8 @@ static int64_t consume_offset(int fd, struct ioh_ofd *o, long got, struct call *
     c->flags |= IOH_EV_SHARED;
     /* Untraced, the offset of a shared description only guides its policy
      * (the classifier; the look-ahead's and drop-behind's ranges): with no
-     * policy on it, nothing asks for it; with one, `offset` counts on from
-     * the kernel's last answer, asked again every SHARED_ASK_EVERY reads.
+     * policy on it, nothing asks for it; with one, `shared_est` counts on
+     * from the kernel's last answer, asked again every SHARED_ASK_EVERY reads.
      * What moves the offset unseen meanwhile (another process, a write, a
      * kernel copy) leaves the policy a few reads at offsets that are off;
      * the program's bytes come from the kernel either way. Asking at every
@@ -367,13 +384,15 @@ static int64_t consume_offset(int fd, struct ioh_ofd *o, long got, struct call *
             c->flags |= IOH_EV_NOOFF;
             return -1;
         }
-        if (++o->shared_reads % SHARED_ASK_EVERY != 0)
-            return atomic_fetch_add_explicit(&o->offset, n, memory_order_relaxed);
+        uint32_t k = atomic_load_explicit(&o->shared_reads, memory_order_relaxed) + 1;
+        atomic_store_explicit(&o->shared_reads, k, memory_order_relaxed);
+        if ((k - 1) % SHARED_ASK_EVERY != 0)     /* asked at its first read */
+            return atomic_fetch_add_explicit(&o->shared_est, n, memory_order_relaxed);
     }
     long cur = ioh_raw_lseek(fd, 0, SEEK_CUR);
     if (cur < 0)
         return -1;
-    atomic_store_explicit(&o->offset, cur, memory_order_relaxed);
+    atomic_store_explicit(&o->shared_est, cur, memory_order_relaxed);
     return cur - n;
 }
 
@@ -1016,9 +1035,10 @@ static off64_t do_lseek(int fd, off64_t off, int whence, void *caller)
         policy_sync(fd, o);
         r = real_lseek(fd, off, whence);
         err = errno;
-        /* Shared, the count consume_offset goes on from. */
-        if (r >= 0 && o)
+        if (r >= 0 && o && ioh_ofd_private(o))
             atomic_store_explicit(&o->offset, r, memory_order_relaxed);
+        else if (r >= 0 && o)         /* shared: what consume_offset counts on from */
+            atomic_store_explicit(&o->shared_est, r, memory_order_relaxed);
     }
     fd_leave(o, how);
     record(IOH_OP_LSEEK, fd, o, r >= 0 ? r : -1, (uint64_t)off, result(r, err),
@@ -1052,9 +1072,37 @@ IOH_EXPORT off64_t lseek64(int fd, off64_t off, int whence)
     }
 
 /* After an open: remember the new description and record it. */
+/* Whether this open's probe and policy may wait (IOH_OFD_DEFERRED): read
+ * only, nothing emptied or created, untraced, one thread (the description
+ * may then start lazy: ioh_fd_probe_late), under `auto` alone. */
+static int defer_probe(int flags)
+{
+    return (flags & O_ACCMODE) == O_RDONLY && !(flags & (O_TRUNC | O_CREAT)) &&
+           __libc_single_threaded && !ioh_trace_enabled() && !ioh_fdtab_paths_wanted() &&
+           ioh_pol_defers_probe();
+}
+
+/* A deferred description's probe and policy, at its IOH_PROBE_AFTER-th read
+ * or when the program gives a hint or a stream for it: fd's description
+ * held, signals blocked (a handler that reads or closes fd comes after). */
+static void probe_deferred(int fd)
+{
+    ioh_sigset saved;
+    ioh_signals_block(&saved);
+    struct ioh_ofd *o;
+    uint64_t mark;
+    int how = fd_enter(fd, &o, &mark);
+    if (o && ioh_ofd_deferred(o) && ioh_fd_probe_late(fd, o, __libc_single_threaded))
+        ioh_pol_opened(fd, o);
+    fd_leave(o, how);
+    ioh_signals_restore(&saved);
+}
+
 static int opened(int fd, int flags, int err, struct call *c, uint16_t op, uint32_t extra,
                   void *caller)
 {
+    if (fd >= 0 && defer_probe(flags))
+        extra |= IOH_OFD_DEFERRED;
     struct ioh_ofd *o = fd >= 0 ? ioh_fd_opened(fd, flags, extra) : NULL;
     if (fd >= 0 && (flags & O_TRUNC)) {   /* the file may have been emptied: as ftruncate */
         if (o && o->kind == IOH_FILE_REG)
@@ -1063,7 +1111,7 @@ static int opened(int fd, int flags, int err, struct call *c, uint16_t op, uint3
             ioh_pol_invalidate();
     }
     record(op, fd, o, -1, 0, result(fd, err), (uint32_t)flags, c, caller);
-    if (o)
+    if (o && !(extra & IOH_OFD_DEFERRED))
         ioh_pol_opened(fd, o);
     leave();
     errno = err;
@@ -1555,6 +1603,8 @@ static FILE *stream_opened(FILE *f, int err, struct call *c, int fresh, void *ca
             o = ioh_fd_opened(fd, IOH_OPEN_FLAGS_UNKNOWN, IOH_OFD_STDIO);
         } else {
             o = ioh_fd_get(fd);
+            if (o && ioh_ofd_deferred(o))
+                probe_deferred(fd);   /* the stream's buffer comes with the policy */
             if (o) {
                 atomic_fetch_or(&o->flags, IOH_OFD_STDIO);
                 ioh_ofd_share(o);
@@ -1948,6 +1998,19 @@ static int do_fadvise(int fd, off64_t off, off64_t len, int advice, void *caller
     /* A call the kernel refuses (EINVAL) is never the policy's to veto or
      * replace: the program gets the kernel's answer (found by a tester). */
     int valid = len >= 0 && advice >= POSIX_FADV_NORMAL && advice <= POSIX_FADV_NOREUSE;
+    /* A deferred description has no policy yet to veto the hint: it goes
+     * through, kept for the policy to start from (seed 004's RANDOM).
+     * (Probing it here instead undid the deferral for every file of cat,
+     * which gives each SEQUENTIAL.) */
+    if (valid && o && ioh_ofd_deferred(o)) {
+        if (advice == POSIX_FADV_NOREUSE)
+            atomic_store(&o->deferred_noreuse, 1);
+        else if (advice == POSIX_FADV_NORMAL || advice == POSIX_FADV_RANDOM ||
+                 advice == POSIX_FADV_SEQUENTIAL)
+            atomic_store(&o->deferred_hint, advice + 1);
+        if (advice == POSIX_FADV_NORMAL)
+            atomic_store(&o->deferred_noreuse, 0);   /* the kernel clears it */
+    }
     if (!valid || !ioh_pol_fadvise(fd, o, off, len, advice, &rc))
         rc = fn ? fn(fd, off, len, advice)
                 : (int)-ioh_raw4(SYS_fadvise64, fd, (long)off, (long)len, advice);
