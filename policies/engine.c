@@ -389,8 +389,8 @@ static int classifier_start(struct ioh_pol_file *pf)
 /* auto's reads into the classifier, which starts at the second: most files
  * a program opens are read in one call or two (the second finds the end),
  * and no decision comes before the eighth read. Starting it at the open
- * (5 KiB zeroed, then fed) was a tenth of what each file of grep -r over
- * 8,172 headers cost under auto. The first read waits in pf, and goes in
+ * (5 KiB zeroed, then fed) was a tenth of what auto added to each file of
+ * grep -r over 8,172 headers. The first read waits in pf, and goes in
  * first. 0 while it waits, or if the classifier could not start (then auto
  * has nothing to decide with: it stops). */
 static int cls_feed(struct ioh_pol_file *pf, const struct ioh_cls_event *e)
