@@ -583,8 +583,13 @@ void ioh_fd_setfl(int fd, int flags)
     if (ioh_fd_probe(fd, &probe) < 0)
         return;
     o->open_flags = probe.open_flags;
+    /* Not probed yet: its offset was never counted; the probe comes later
+     * with these flags. */
+    if (ioh_ofd_deferred(o))
+        return;
     uint32_t keep = atomic_load(&o->flags) &
-                    (IOH_OFD_SHARED | IOH_OFD_INHERITED | IOH_OFD_STDIO);
+                    (IOH_OFD_SHARED | IOH_OFD_INHERITED | IOH_OFD_STDIO |
+                     IOH_OFD_DEFERRED | IOH_OFD_PROBED | IOH_OFD_PROBING);
     atomic_store(&o->flags, atomic_load(&probe.flags) | keep);
 }
 

@@ -294,7 +294,9 @@ static inline void policy_observe(int fd, struct ioh_ofd *o, int64_t off, uint64
             }
             uint32_t n = atomic_load_explicit(&o->deferred_reads, memory_order_relaxed) + 1;
             atomic_store_explicit(&o->deferred_reads, n, memory_order_relaxed);
-            if (n >= IOH_PROBE_AFTER)
+            /* Not in a handler: the read it interrupted may be between
+             * its kernel call and its count (consume_offset). */
+            if (n >= IOH_PROBE_AFTER && !(c->flags & IOH_EV_SIGNAL))
                 probe_deferred(fd);
         }
         return;
@@ -3132,8 +3134,6 @@ static int share_passed_fds(const struct msghdr *mp)
 
 static void share_passed(const struct msghdr *m)
 {
-    if (!atomic_load_explicit(&ioh__lagged, memory_order_relaxed))
-        return;
     if (share_passed_fds(m) < 0) {
         ioh_fdtab_share_sync_all();
     }

@@ -493,6 +493,16 @@ static void op_mmap(void)
     munmap((void *)p, len);
 }
 
+/* F_SETFL on A (O_NONBLOCK on or off): no effect on a regular file's reads. */
+static void op_setfl(void)
+{
+    int fl = below(2) ? O_NONBLOCK : 0;
+    errno = SENTINEL;
+    int r = fcntl(A, F_SETFL, fl);
+    int e = errno;
+    logf_("setfl %d = %d e%d\n", fl, r, e);
+}
+
 /* A fresh private description, somewhere in the file. */
 static void op_reopen(void)
 {
@@ -687,7 +697,8 @@ static const struct opdef g_ops[] = {
     {"lock", 1, op_lock},
     {"sendfile", 2, op_sendfile},
     {"mmap", 1, op_mmap},
-    {"reopen", 4, op_reopen},
+    {"reopen", 8, op_reopen},
+    {"setfl", 2, op_setfl},
     {"child", 4, op_child},
 };
 
@@ -743,6 +754,13 @@ int main(int argc, char **argv)
     g_buf = malloc(MAXREAD);
     if (!g_buf)
         die("malloc");
+    {   /* another file first: A is then not the process's first (deferred) */
+        int f0 = open(g_helper, O_RDONLY);
+        if (f0 >= 0) {
+            (void)read(f0, g_buf, 4096);
+            close(f0);
+        }
+    }
     A = open(g_path, O_RDONLY);
     W = open(g_path, O_RDWR);
     if (A < 0 || W < 0)

@@ -6,6 +6,12 @@
  *
  *   passfd FILE sendmsg|sendmmsg   prints what each side read and the offset
  *   passfd --bad                   messages the kernel refuses: its answers
+ *   passfd --early FIRST FILE      FILE passed after one read, before any
+ *                                  description lagged (FIRST only pread), then
+ *                                  both sides read in turns (found by review:
+ *                                  the send shared nothing until something
+ *                                  had lagged, and under auto FILE started
+ *                                  lazy at its 4th read)
  */
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -88,10 +94,61 @@ static int bad_messages(void)
     return 0;
 }
 
+static int early(const char *first, const char *path)
+{
+    int sp[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp) != 0)
+        die("socketpair");
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork");
+    char b[1001];
+    if (pid == 0) {
+        close(sp[0]);
+        int fd = recv_fd(sp[1]);
+        for (int k = 0; k < 3; k++) {
+            char c;
+            if (read(sp[1], &c, 1) != 1)
+                _exit(0);
+            memset(b, 0, sizeof b);
+            ssize_t n = read(fd, b, 1000);
+            out("child read %zd: %.20s\n", n, b);
+            if (write(sp[1], "k", 1) != 1)
+                die("write");
+        }
+        _exit(0);
+    }
+    close(sp[1]);
+    int f0 = open(first, O_RDONLY);   /* attached first, never lagging */
+    if (f0 < 0 || pread(f0, b, 100, 0) < 0)
+        die("pread %s", first);
+    close(f0);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        die("open %s", path);
+    memset(b, 0, sizeof b);
+    out("parent read %zd: %.20s\n", read(fd, b, 10), b);
+    send_fd(sp[0], fd, 0);
+    for (int k = 0; k < 3; k++) {
+        char c;
+        if (write(sp[0], "g", 1) != 1 || read(sp[0], &c, 1) != 1)
+            die("the child's turn");
+        for (int i = 0; i < 3; i++) {
+            memset(b, 0, sizeof b);
+            out("parent read %zd: %.20s\n", read(fd, b, 10), b);
+        }
+    }
+    waitpid(pid, NULL, 0);
+    out("parent offset %ld\n", (long)lseek(fd, 0, SEEK_CUR));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "--bad") == 0)
         return bad_messages();
+    if (argc == 4 && strcmp(argv[1], "--early") == 0)
+        return early(argv[2], argv[3]);
     if (argc != 3)
         die("usage: passfd FILE sendmsg|sendmmsg | passfd --bad");
     int sp[2];

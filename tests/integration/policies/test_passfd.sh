@@ -20,6 +20,18 @@ for how in sendmsg sendmmsg; do
         CASES=$((CASES + 1))
     done
 done
+# Passed after one read, before any description of the process lagged, and
+# read by both sides in turns (under auto the file is then deferred, and
+# starts lazy at its 4th read unless the send made it shared).
+"$prog" --early "$prog" "$f" >"$T/early.plain" 2>&1 || { show "$T/early.plain"; fail "--early without the shim: exit $?"; }
+for policy in none auto coalesce; do
+    rc=0
+    LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=$policy timeout -k 5 30 "$prog" --early "$prog" "$f" \
+        >"$T/early.shim" 2>&1 || rc=$?
+    [[ $rc -eq 0 ]] || { show "$T/early.shim"; fail "--early under $policy: exit status $rc"; }
+    diff -u "$T/early.plain" "$T/early.shim" >&2 || fail "--early under $policy: not what the kernel gives"
+    CASES=$((CASES + 1))
+done
 # Messages the kernel refuses (EFAULT, EINVAL): the same answers, no crash.
 "$prog" --bad >"$T/bad.plain" 2>&1 || { show "$T/bad.plain"; fail "--bad without the shim: exit $?"; }
 for policy in none auto; do
