@@ -243,9 +243,12 @@ int ioh_pol_init(void)
     return g.active;
 }
 
-int ioh_pol_defers_probe(void)
+int ioh_pol_defers_probe(int stream)
 {
     uint32_t f = g.spec.dflt.flags;
+    /* A stream of a coalescing file gets our buffer at its fopen. */
+    if (stream && (f & IOH_ACT_COALESCE))
+        return 0;
     /* auto for every file, with nothing to do at open (a hint, a WILLNEED:
      * attach), and the process's first file attached as it opened, so that
      * its device's read-ahead was learnt while sysfs could be read (the

@@ -32,9 +32,10 @@ int ioh_pol_init(void);
 
 /* Whether the policy has `path` rules (they need each file's path). */
 int ioh_pol_wants_paths(void);
-/* Whether a read-only open may wait for its probe and policy
- * (IOH_OFD_DEFERRED, shim/fdtab.h): `auto` alone, nothing to do at open. */
-int ioh_pol_defers_probe(void);
+/* Whether a read-only open (stream: an fopen) may wait for its probe and
+ * policy (IOH_OFD_DEFERRED, shim/fdtab.h): `auto` alone, nothing to do at
+ * open. */
+int ioh_pol_defers_probe(int stream);
 
 /* A description was opened (open*, fopen, fdopen): attach the policy state
  * for its path, apply open-time hints. May leave o->pol NULL. */

@@ -61,6 +61,18 @@ shim=$(( $(calls cat-auto fstat) + $(calls cat-auto newfstatat) ))
     fail "cat of 300 files: $shim fstat calls under auto, $plain without (a probe per open?)"
 CASES=$((CASES + 1))
 
+# The same through stdio (md5sum: fopen "r", fadvise, fread): libc's own
+# reads, which no policy sees; no probe, no F_GETFL.
+counts md5-plain -- md5sum "$T"/files/f*
+counts md5-auto "${auto[@]}" -- md5sum "$T"/files/f*
+cmp -s "$T/md5-plain.out" "$T/md5-auto.out" || fail "md5sum: output differs under auto"
+for call in fstat fcntl; do
+    plain=$(calls md5-plain $call) shim=$(calls md5-auto $call)
+    [[ $shim -le $((plain + 4)) ]] ||
+        fail "md5sum of 300 files: $shim $call calls under auto, $plain without (per fopen?)"
+    CASES=$((CASES + 1))
+done
+
 # A deferred file read on gets its policy at its 4th read: a file under a
 # policy, and auto decides. (python reads many files before this one, so
 # it is not the process's first, which is never deferred.)
