@@ -37,8 +37,9 @@ int ioh_pol_wants_paths(void);
  * open. */
 int ioh_pol_defers_probe(int stream);
 
-/* A description was opened (open*, fopen, fdopen): attach the policy state
- * for its path, apply open-time hints. May leave o->pol NULL. */
+/* A description was opened (open*, fopen, fdopen), or a deferred one was
+ * probed (shim/fdtab.h, IOH_OFD_DEFERRED): attach the policy state for its
+ * path, apply open-time hints. May leave o->pol NULL. */
 void ioh_pol_opened(int fd, struct ioh_ofd *o);
 /* The same for a description first met in use (an inherited stdin: `prog <
  * file`; the fdtab's discover hook): no file is opened meanwhile (sysfs). */

@@ -356,9 +356,12 @@ int ioh_fd_probe_late(int fd, struct ioh_ofd *o, int may_lag)
     o->kind = p.kind;
     o->fs_type = p.fs_type;
     uint32_t add = atomic_load(&p.flags) | IOH_OFD_PROBED;
-    /* Its reads went to the kernel so far: lazy from here on, at the
-     * kernel's offset, only where nothing else can move that meanwhile. */
-    if ((add & IOH_OFD_ELIGIBLE) && ioh_ofd_private(o)) {
+    /* Its reads went to the kernel so far, uncounted: a private one counts
+     * on (and, eligible, reads lazily) from the kernel's offset, only
+     * where nothing else can move that meanwhile. Not only an eligible
+     * one: an O_DIRECT one counts its reads too, and clearing O_DIRECT
+     * makes it lazy at its count (found by review). */
+    if ((add & IOH_OFD_SEEKABLE) && ioh_ofd_private(o)) {
         long long off = may_lag ? ioh_raw_lseek(fd, 0, SEEK_CUR) : -1;
         if (off >= 0)
             atomic_store(&o->offset, off);
@@ -571,26 +574,30 @@ void ioh_fd_duped(int oldfd, int newfd)
     fd_unlock();
 }
 
-void ioh_fd_setfl(int fd, int flags)
+void ioh_fd_setfl(int fd, struct ioh_ofd *o)
 {
-    struct ioh_ofd *o = ioh_fd_lookup(fd);
-    if (!o)
+    (void)fd;
+    /* Not probed yet: its offset was never counted; the probe comes later,
+     * with the flags as they are then. */
+    if (ioh_ofd_deferred(o)) {
+        long fl = ioh_raw2(SYS_fcntl, fd, F_GETFL);
+        if (fl >= 0)
+            o->open_flags = (uint32_t)fl;
         return;
-    /* Re-probe eligibility; keep the sharing bits we learnt. */
+    }
+    /* Re-probe eligibility; keep the sharing bits we learnt, and any a
+     * racing dup, fdopen or sendmsg adds meanwhile (review). */
     struct ioh_ofd probe;
-    memset(&probe, 0, sizeof probe);
-    (void)flags;
+    memset(&probe, 0, offsetof(struct ioh_ofd, path_inline));
     if (ioh_fd_probe(fd, &probe) < 0)
         return;
     o->open_flags = probe.open_flags;
-    /* Not probed yet: its offset was never counted; the probe comes later
-     * with these flags. */
-    if (ioh_ofd_deferred(o))
-        return;
-    uint32_t keep = atomic_load(&o->flags) &
-                    (IOH_OFD_SHARED | IOH_OFD_INHERITED | IOH_OFD_STDIO |
-                     IOH_OFD_DEFERRED | IOH_OFD_PROBED | IOH_OFD_PROBING);
-    atomic_store(&o->flags, atomic_load(&probe.flags) | keep);
+    const uint32_t kept = IOH_OFD_SHARED | IOH_OFD_INHERITED | IOH_OFD_STDIO |
+                          IOH_OFD_DEFERRED | IOH_OFD_PROBED | IOH_OFD_PROBING;
+    uint32_t old = atomic_load(&o->flags);
+    while (!atomic_compare_exchange_weak(&o->flags, &old,
+                                         atomic_load(&probe.flags) | (old & kept)))
+        ;
 }
 
 void ioh_ofd_share(struct ioh_ofd *o)

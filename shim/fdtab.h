@@ -42,8 +42,8 @@ struct ioh_coalesce;
 #define IOH_OFD_SEEKABLE  0x40u  /* has a file offset (regular file or block device) */
 #define IOH_OFD_SPECIALFS 0x80u  /* procfs, sysfs, ...: generated per read */
 /* Opened read-only under `auto` alone, untraced: its probe (the fstat of
- * ioh_fd_probe) and its policy wait for its IOH_PROBE_AFTER-th read or the
- * program's first hint (ioh_fd_probe_late); until then it is known to be
+ * ioh_fd_probe) and its policy wait for its IOH_PROBE_AFTER-th read or an
+ * fdopen of it (ioh_fd_probe_late); until then it is known to be
  * open, nothing more, and its reads go to the kernel as a pipe's would.
  * Most files a program opens are read in a call or two (grep -r over 8,172
  * headers: under auto the probe and the policy's state were a system call
@@ -237,8 +237,10 @@ void ioh_fd_closed(int fd);
 void ioh_fd_closed_range(unsigned lo, unsigned hi);   /* inclusive */
 /* newfd now refers to oldfd's description (dup, dup2, dup3, F_DUPFD). */
 void ioh_fd_duped(int oldfd, int newfd);
-/* fcntl(F_SETFL) changed O_DIRECT or O_APPEND: re-check eligibility. */
-void ioh_fd_setfl(int fd, int flags);
+/* fcntl(F_SETFL) on fd, whose description o the caller holds, changed
+ * O_DIRECT or O_APPEND: re-check eligibility (a deferred o keeps only the
+ * new flags, for its probe). */
+void ioh_fd_setfl(int fd, struct ioh_ofd *o);
 
 /* Is the ofd's offset only movable by our own wrappers? */
 extern _Atomic uint32_t ioh__fork_gen;

@@ -1093,7 +1093,7 @@ static int stream_defer(const char *mode)
 }
 
 /* A deferred description's probe and policy, at its IOH_PROBE_AFTER-th read
- * or when the program gives a hint or a stream for it: fd's description
+ * or when the program makes a stream of it (fdopen): fd's description
  * held, signals blocked (a handler that reads or closes fd comes after). */
 static void probe_deferred(int fd)
 {
@@ -1417,8 +1417,15 @@ static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg
         return r;
     int err = errno;
     if (cmd == F_SETFL) {
-        if (r == 0)
-            ioh_fd_setfl(fd, (int)arg);
+        if (r == 0) {             /* held: not handed to another file meanwhile */
+            struct ioh_ofd *o;
+            uint64_t mark;
+            int how = fd_enter(fd, &o, &mark);
+            how = fd_to_kernel(o, how);
+            if (o)
+                ioh_fd_setfl(fd, o);
+            fd_leave(o, how);
+        }
         record(IOH_OP_SETFL, fd, ioh_fd_lookup(fd), -1, 0, result(r, err), (uint32_t)arg, &c,
                caller);
         leave();

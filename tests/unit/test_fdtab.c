@@ -166,7 +166,7 @@ static void ineligible_files(void **state)
     assert_true(atomic_load(&o->flags) & IOH_OFD_ELIGIBLE);
     /* O_DIRECT set later through F_SETFL makes it ineligible; tmpfs may refuse. */
     if (fcntl(fd, F_SETFL, O_DIRECT) == 0) {
-        ioh_fd_setfl(fd, O_DIRECT);
+        ioh_fd_setfl(fd, o);
         assert_true(atomic_load(&o->flags) & IOH_OFD_DIRECT);
         assert_false(atomic_load(&o->flags) & IOH_OFD_ELIGIBLE);
     }

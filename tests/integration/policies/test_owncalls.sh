@@ -122,6 +122,18 @@ for policy in plain auto coalesce; do
     CASES=$((CASES + 1))
 done
 
+# A deferred description with O_DIRECT (at open, or by F_SETFL after a
+# read), then O_DIRECT cleared: its reads go on where the kernel's offset is
+# (directflip.c; found by review: they started over from 0).
+flip=$POLPROGS/directflip
+for how in open setfl; do
+    "$flip" "$T/files/f1" "$big" $how >"$T/flip-$how.want" 2>&1
+    env "${auto[@]}" "$flip" "$T/files/f1" "$big" $how >"$T/flip-$how.out" 2>&1
+    diff -u "$T/flip-$how.want" "$T/flip-$how.out" >&2 ||
+        fail "directflip $how: not what the kernel gives under auto"
+    CASES=$((CASES + 1))
+done
+
 # 2. Reads of a description the program inherited (`prog < file`): shared,
 # so read() goes to the kernel; the shim asks the kernel for the offset once
 # in 16 reads to guide the policy, not at every read.
