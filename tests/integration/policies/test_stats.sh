@@ -81,6 +81,15 @@ read -r reads served refills direct saved bin bout < <(coalesce_line threads-sho
 [[ $reads -ge 90 && $reads -le 96 ]] ||
     { show "$T/threads-short.stats"; fail "threads-short: $reads reads counted, 96 made"; }
 
+# Small reads into 64 buffers in turn (statsprog rotating): served from
+# blocks once each buffer's page is proven writable, not each sent to the
+# kernel (found by a new-user test: 0 served, 1.21x slower under auto).
+run rotating coalesce -- rotating "$f"
+read -r reads served refills direct saved bin bout < <(coalesce_line rotating) ||
+    { show "$T/rotating.stats"; fail "rotating: no coalesce line"; }
+[[ $served -ge $((reads * 9 / 10)) ]] ||
+    { show "$T/rotating.stats"; fail "rotating: $served of $reads reads served from blocks (90% expected)"; }
+
 # Files read whole as Python does (read(size + 1), then read(1) at the end):
 # one system call per read, not two for the first (the block read that came
 # back short was the end of the file; asking again there cost a call).
@@ -88,8 +97,10 @@ for i in 1 2 3 4 5; do make_bin "$T/small$i" $((i * 3000 + 7)); done
 run readall coalesce -- readall "$f" "$T"/small{1,2,3,4,5}
 read -r reads served refills direct saved bin bout < <(coalesce_line readall) ||
     { show "$T/readall.stats"; fail "readall: no coalesce line"; }
-[[ $reads -eq 13 && $refills -eq 10 && $saved -eq 0 ]] ||
-    { show "$T/readall.stats"; fail "readall: expected 13 reads, 10 block reads, no system call saved or added"; }
+# (Which of them are block reads and which go to the kernel directly
+# depends on which pages are proven writable: one system call each.)
+[[ $reads -eq 13 && $((refills + direct)) -eq 13 && $saved -eq 0 ]] ||
+    { show "$T/readall.stats"; fail "readall: expected 13 reads, 13 block or direct reads, no system call saved or added"; }
 
 # stdio buffers count against IOHINT_COALESCE_MEM with the blocks: under
 # coalesce=4M and an 8M bound, the first stream's file takes a block (4 MiB,
