@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
+#include "devcache.h"
 #include "fdtab.h"
 #include "ioh_config.h"
 #include "log.h"
@@ -85,13 +86,8 @@ int ioh_prefetch_hint_works(uint32_t fs_type)
     }
 }
 
-/* The read-ahead of up to RA_SLOTS devices, each slot written once: a
- * writer claims a free one (key 0 -> RA_BUSY, compare-and-swap), stores the
- * bytes, then publishes the key (dev + 1) with release; a reader that finds
- * the key with acquire finds the bytes. Full: not cached. */
-#define RA_SLOTS 16
-#define RA_BUSY UINT64_MAX
-static _Atomic uint64_t g_ra_key[RA_SLOTS], g_ra_bytes[RA_SLOTS];
+/* The read-ahead of each device asked, in bytes (devcache.h). */
+static struct ioh_devcache g_readahead;
 
 /* The number in a sysfs file. Its descriptor has, for an instant, a number
  * of the program's table: read only while the process has one thread (the
@@ -126,25 +122,18 @@ static uint64_t sysfs_readahead(uint64_t dev)
 
 int ioh_prefetch_readahead_known_any(void)
 {
-    return atomic_load_explicit(&g_ra_key[0], memory_order_relaxed) != 0;
+    return ioh_devcache_any(&g_readahead);
 }
 
 uint64_t ioh_prefetch_device_readahead(uint64_t dev, int may_read)
 {
-    for (unsigned i = 0; i < RA_SLOTS; i++)
-        if (atomic_load_explicit(&g_ra_key[i], memory_order_acquire) == dev + 1)
-            return atomic_load_explicit(&g_ra_bytes[i], memory_order_relaxed);
+    uint64_t bytes;
+    if (ioh_devcache_get(&g_readahead, dev, &bytes))
+        return bytes;
     if (!may_read || !__libc_single_threaded)
         return 0;
-    uint64_t bytes = sysfs_readahead(dev);
-    for (unsigned i = 0; i < RA_SLOTS; i++) {
-        uint64_t free_key = 0;
-        if (atomic_compare_exchange_strong(&g_ra_key[i], &free_key, RA_BUSY)) {
-            atomic_store_explicit(&g_ra_bytes[i], bytes, memory_order_relaxed);
-            atomic_store_explicit(&g_ra_key[i], dev + 1, memory_order_release);
-            break;
-        }
-    }
+    bytes = sysfs_readahead(dev);
+    ioh_devcache_put(&g_readahead, dev, bytes);
     return bytes;
 }
 

@@ -13,6 +13,7 @@
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
 
+#include "devcache.h"
 #include "raw.h"
 #include "spin.h"
 #include "state.h"
@@ -243,41 +244,30 @@ static int special_fs(long type)
     }
 }
 
-/* The filesystem type of regular files on up to FS_SLOTS block devices,
- * each slot written once (as prefetch.c's read-ahead cache): a writer claims
- * a free key (0 -> FS_BUSY), stores the type, then publishes dev + 1. Only
- * for a device with a major number: its number is the device's own, where
- * an anonymous one (major 0: tmpfs, proc, FUSE, NFS, overlay) is handed to
- * the next mount once the last is gone, and a procfs mounted after a tmpfs
- * under its number must not pass for the tmpfs. fstatfs was one of three
- * system calls each open cost under a policy (grep -r over 8,172 headers:
- * 1.20x slower under auto than without the shim). */
-#define FS_SLOTS 16
-#define FS_BUSY UINT64_MAX
-static _Atomic uint64_t g_fs_key[FS_SLOTS];
-static _Atomic uint32_t g_fs_type[FS_SLOTS];
+/* The filesystem type of regular files, remembered per block device
+ * (devcache.h). Only for a device with a major number: its number is the
+ * device's own, where an anonymous one (major 0: tmpfs, proc, FUSE, NFS,
+ * overlay) is handed to the next mount once the last is gone, and a procfs
+ * mounted after a tmpfs under its number must not pass for the tmpfs.
+ * fstatfs was one of three system calls each open cost under a policy
+ * (grep -r over 8,172 headers: 1.20x slower under auto than without the
+ * shim). */
+static struct ioh_devcache g_fs_types;
 
 static int fs_type_of(int fd, uint64_t dev, uint32_t *type)
 {
     int cached = major(dev) != 0;
-    if (cached)
-        for (unsigned i = 0; i < FS_SLOTS; i++)
-            if (atomic_load_explicit(&g_fs_key[i], memory_order_acquire) == dev + 1) {
-                *type = atomic_load_explicit(&g_fs_type[i], memory_order_relaxed);
-                return 0;
-            }
+    uint64_t v;
+    if (cached && ioh_devcache_get(&g_fs_types, dev, &v)) {
+        *type = (uint32_t)v;
+        return 0;
+    }
     struct statfs sfs;
     if (ioh_raw2(SYS_fstatfs, fd, &sfs) != 0)
         return -1;
     *type = (uint32_t)sfs.f_type;
-    for (unsigned i = 0; cached && i < FS_SLOTS; i++) {
-        uint64_t free_key = 0;
-        if (atomic_compare_exchange_strong(&g_fs_key[i], &free_key, FS_BUSY)) {
-            atomic_store_explicit(&g_fs_type[i], *type, memory_order_relaxed);
-            atomic_store_explicit(&g_fs_key[i], dev + 1, memory_order_release);
-            break;
-        }
-    }
+    if (cached)
+        ioh_devcache_put(&g_fs_types, dev, *type);
     return 0;
 }
 
@@ -576,7 +566,6 @@ void ioh_fd_duped(int oldfd, int newfd)
 
 void ioh_fd_setfl(int fd, struct ioh_ofd *o)
 {
-    (void)fd;
     /* Not probed yet: its offset was never counted; the probe comes later,
      * with the flags as they are then. */
     if (ioh_ofd_deferred(o)) {
