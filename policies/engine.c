@@ -1175,11 +1175,30 @@ static int program_hint(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int6
     return 0;
 }
 
+/* The program's hint on a deferred description (shim/fdtab.h), which has no
+ * policy yet to veto it: it goes through, kept as ioh_pol_fadvise keeps it
+ * in pf, for attach to start from (seed 004's RANDOM). (Probing at the hint
+ * instead undid the deferral for every file of cat, which gives each
+ * SEQUENTIAL.) */
+static void deferred_hint(struct ioh_ofd *o, int advice)
+{
+    if (advice == POSIX_FADV_NOREUSE)
+        atomic_store(&o->deferred_noreuse, 1);
+    else if (advice == POSIX_FADV_SEQUENTIAL || advice == POSIX_FADV_RANDOM ||
+             advice == POSIX_FADV_NORMAL)
+        atomic_store(&o->deferred_hint, advice + 1);
+    if (advice == POSIX_FADV_NORMAL)
+        atomic_store(&o->deferred_noreuse, 0);   /* the kernel clears it */
+}
+
 int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int advice, int *rc)
 {
     struct ioh_pol_file *pf = o ? atomic_load(&o->pol) : NULL;
-    if (!pf)
+    if (!pf) {
+        if (o && ioh_ofd_deferred(o))
+            deferred_hint(o, advice);
         return 0;
+    }
     /* Written unlocked, like app_hint in program_hint: a program's hint
      * racing its own close of the descriptor may land on the state's next
      * file. A NORMAL of the program's that we veto leaves the kernel's

@@ -73,7 +73,8 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
 
 /* The program calls posix_fadvise itself. Returns 1 if the policy decided
  * (then *rc is what posix_fadvise must return and the real call was made or
- * vetoed), 0 to make the real call. */
+ * vetoed), 0 to make the real call. A deferred description (shim/fdtab.h)
+ * keeps the hint for the policy it will get. */
 int ioh_pol_fadvise(int fd, struct ioh_ofd *o, int64_t off, int64_t len, int advice, int *rc);
 
 /* Something may have changed file contents (a write, truncate, lock in this

@@ -276,29 +276,36 @@ static inline int64_t result(long r, int err)
     return r < 0 ? -(int64_t)err : (int64_t)r;
 }
 
-/* Policies see every data read after it is recorded. */
 static void probe_deferred(int fd);
 
+/* A read of a deferred description (shim/fdtab.h): its time, averaged as
+ * the policy averages, and its count; the IOH_PROBE_AFTER-th probes it.
+ * o may be another file's by now (not held): then the counts are off, and
+ * probe_deferred finds fd's own. */
+static __attribute__((noinline)) void deferred_read(int fd, struct ioh_ofd *o, int64_t ret,
+                                                    const struct call *c)
+{
+    if (ret > 0 && c->t0 && !(c->flags & (IOH_EV_SERVED | IOH_EV_UNTIMED))) {
+        uint64_t dur = ioh_clock_dur(c->t0, ioh_ticks());
+        uint64_t was = atomic_load_explicit(&o->deferred_ewma, memory_order_relaxed);
+        atomic_store_explicit(&o->deferred_ewma, was ? (was * 7 + dur) / 8 : dur,
+                              memory_order_relaxed);
+    }
+    uint32_t n = atomic_load_explicit(&o->deferred_reads, memory_order_relaxed) + 1;
+    atomic_store_explicit(&o->deferred_reads, n, memory_order_relaxed);
+    /* Not in a handler: the read it interrupted may be between its kernel
+     * call and its count (consume_offset). */
+    if (n >= IOH_PROBE_AFTER && !(c->flags & IOH_EV_SIGNAL))
+        probe_deferred(fd);
+}
+
+/* Policies see every data read after it is recorded. */
 static inline void policy_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len,
                                   int64_t ret, const struct call *c)
 {
     if (!o || __builtin_expect(atomic_load_explicit(&o->pol, memory_order_relaxed) == NULL, 1)) {
-        /* o may be another file's by now (not held): then the counts are
-         * off, and probe_deferred finds fd's own. */
-        if (o && __builtin_expect(ioh_ofd_deferred(o), 0)) {
-            if (ret > 0 && c->t0 && !(c->flags & (IOH_EV_SERVED | IOH_EV_UNTIMED))) {
-                uint64_t dur = ioh_clock_dur(c->t0, ioh_ticks());
-                uint64_t was = atomic_load_explicit(&o->deferred_ewma, memory_order_relaxed);
-                atomic_store_explicit(&o->deferred_ewma, was ? (was * 7 + dur) / 8 : dur,
-                                      memory_order_relaxed);
-            }
-            uint32_t n = atomic_load_explicit(&o->deferred_reads, memory_order_relaxed) + 1;
-            atomic_store_explicit(&o->deferred_reads, n, memory_order_relaxed);
-            /* Not in a handler: the read it interrupted may be between
-             * its kernel call and its count (consume_offset). */
-            if (n >= IOH_PROBE_AFTER && !(c->flags & IOH_EV_SIGNAL))
-                probe_deferred(fd);
-        }
+        if (o && __builtin_expect(ioh_ofd_deferred(o), 0))
+            deferred_read(fd, o, ret, c);
         return;
     }
     int saved = errno;            /* starting the prefetch thread may touch it */
@@ -360,7 +367,8 @@ static inline void leave_lazy(int fd, struct ioh_ofd *o)
 
 /* The file offset at which a read that used (and advanced) the description's
  * offset started. Private descriptions: our own count. Shared ones: ask the
- * kernel where the read ended (one lseek, raw, errno untouched). */
+ * kernel where the read ended (one lseek, raw, errno untouched); untraced,
+ * an estimate (below). */
 #define SHARED_ASK_EVERY 16u
 static int64_t consume_offset(int fd, struct ioh_ofd *o, long got, struct call *c)
 {
@@ -1073,8 +1081,11 @@ IOH_EXPORT off64_t lseek64(int fd, off64_t off, int whence)
         va_end(ap);                                                              \
     }
 
-/* After an open: remember the new description and record it. */
-static int mode_read_only(const char *mode);
+/* fopen's mode opens read-only ("r", "rb", "re", ...: no '+'). */
+static int mode_read_only(const char *mode)
+{
+    return mode && mode[0] == 'r' && !strchr(mode, '+');
+}
 
 /* Whether this open's probe and policy may wait (IOH_OFD_DEFERRED): read
  * only, nothing emptied or created, untraced, one thread (the description
@@ -1108,6 +1119,7 @@ static void probe_deferred(int fd)
     ioh_signals_restore(&saved);
 }
 
+/* After an open: remember the new description and record it. */
 static int opened(int fd, int flags, int err, struct call *c, uint16_t op, uint32_t extra,
                   void *caller)
 {
@@ -1610,17 +1622,11 @@ IOH_EXPORT int system(const char *cmd)
     return r;
 }
 
-/* Register a stream's descriptor after fopen/fdopen/popen. */
-/* fopen's mode opens read-only ("r", "rb", "re", ...: no '+'). */
-static int mode_read_only(const char *mode)
-{
-    return mode && mode[0] == 'r' && !strchr(mode, '+');
-}
-
-/* deferred: fopen of a read-only stream that may wait for its probe as an
- * open may (defer_probe): its reads are libc's own, which no policy sees,
- * so under auto it gets nothing but the state (md5sum of 544 headers: 1.09x
- * of no shim with a probe and a policy state per file). */
+/* Register a stream's descriptor after fopen/fdopen/popen. deferred: fopen
+ * of a read-only stream that may wait for its probe as an open may
+ * (stream_defer): its reads are libc's own, which no policy sees, so under
+ * auto it gets nothing but the state (md5sum of 544 headers: 1.09x of no
+ * shim with a probe and a policy state per file). */
 static FILE *stream_opened(FILE *f, int err, struct call *c, int fresh, int deferred,
                            void *caller)
 {
@@ -2028,19 +2034,6 @@ static int do_fadvise(int fd, off64_t off, off64_t len, int advice, void *caller
     /* A call the kernel refuses (EINVAL) is never the policy's to veto or
      * replace: the program gets the kernel's answer (found by a tester). */
     int valid = len >= 0 && advice >= POSIX_FADV_NORMAL && advice <= POSIX_FADV_NOREUSE;
-    /* A deferred description has no policy yet to veto the hint: it goes
-     * through, kept for the policy to start from (seed 004's RANDOM).
-     * (Probing it here instead undid the deferral for every file of cat,
-     * which gives each SEQUENTIAL.) */
-    if (valid && o && ioh_ofd_deferred(o)) {
-        if (advice == POSIX_FADV_NOREUSE)
-            atomic_store(&o->deferred_noreuse, 1);
-        else if (advice == POSIX_FADV_NORMAL || advice == POSIX_FADV_RANDOM ||
-                 advice == POSIX_FADV_SEQUENTIAL)
-            atomic_store(&o->deferred_hint, advice + 1);
-        if (advice == POSIX_FADV_NORMAL)
-            atomic_store(&o->deferred_noreuse, 0);   /* the kernel clears it */
-    }
     if (!valid || !ioh_pol_fadvise(fd, o, off, len, advice, &rc))
         rc = fn ? fn(fd, off, len, advice)
                 : (int)-ioh_raw4(SYS_fadvise64, fd, (long)off, (long)len, advice);
