@@ -648,23 +648,8 @@ static int run_once(struct compare *c, char **env, int cold, const char *out_pat
 {
     memset(r, 0, sizeof *r);
     r->storage = r->syscr = r->rchar = r->traced_calls = NAN;
-    int in = open(c->input ? c->input : "/dev/null", O_RDONLY | O_CLOEXEC);
-    if (in < 0) {
-        fprintf(stderr, "iohint compare: %s: %s\n", c->input, strerror(errno));
-        return -1;
-    }
-    int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    int pipefd[2] = {-1, -1};
-    if (out < 0 || err < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
-        fprintf(stderr, "iohint compare: cannot create files in %s: %s\n", c->tmp, strerror(errno));
-        return -1;
-    }
-    for (int i = 0; i < c->noutputs; i++)
-        if (unlink(c->outputs[i]) < 0 && errno != ENOENT)
-            fprintf(stderr, "iohint compare: warning: cannot remove %s before the run: %s\n",
-                    c->outputs[i], strerror(errno));
-
+    /* First the eviction and the wait after it (--settle): nothing of the
+     * run is open yet, so ^C during the wait leaves nothing to close. */
     if (cold) {
         if (c->drop_caches) {
             int rc = drop_all_caches();
@@ -683,16 +668,26 @@ static int run_once(struct compare *c, char **env, int cold, const char *out_pat
                 ;
             /* ^C (or run-all's timeout) during the wait: no run started after
              * it, which would not get the signal (one_run drops this one). */
-            if (g_interrupted) {
-                close(in);
-                close(out);
-                close(err);
-                close(pipefd[0]);
-                close(pipefd[1]);
+            if (g_interrupted)
                 return 0;
-            }
         }
     }
+    int in = open(c->input ? c->input : "/dev/null", O_RDONLY | O_CLOEXEC);
+    if (in < 0) {
+        fprintf(stderr, "iohint compare: %s: %s\n", c->input, strerror(errno));
+        return -1;
+    }
+    int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int pipefd[2] = {-1, -1};
+    if (out < 0 || err < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+        fprintf(stderr, "iohint compare: cannot create files in %s: %s\n", c->tmp, strerror(errno));
+        return -1;
+    }
+    for (int i = 0; i < c->noutputs; i++)
+        if (unlink(c->outputs[i]) < 0 && errno != ENOENT)
+            fprintf(stderr, "iohint compare: warning: cannot remove %s before the run: %s\n",
+                    c->outputs[i], strerror(errno));
 
     double t0 = now_s();
     pid_t pid = fork();
