@@ -53,7 +53,9 @@ void ioh_pol_released(struct ioh_ofd *o);
  * for private descriptions (read) or any (pread). */
 
 /* After any data read (served or real): feed the online classifier, move
- * prefetch and drop-behind along, decide (auto). t is CLOCK_MONOTONIC ns.
+ * prefetch and drop-behind along, decide (auto). t is CLOCK_MONOTONIC ns;
+ * shared_offset: a read that used a shared description's offset (the
+ * kernel's: no block can serve it).
  *
  * The quiet lane. Once auto has decided twice alike that a file is read as
  * one sequential stream and asks nothing for it (no hint to add, no block,
@@ -66,10 +68,14 @@ void ioh_pol_released(struct ioh_ofd *o);
  * do, and it keeps the decisions, the slow-read check and the lane itself
  * going. Any other read is seen. Offsets, pinning and the lazy claim are as
  * on any read: only the policy's bookkeeping is skipped (27 ns of a 64 ns
- * cost a read, measured). Never while tracing or emitting to LTTng. */
+ * cost a read, measured). Never while tracing or emitting to LTTng.
+ * On a shared description the shim's read() lane does less (shim/
+ * interpose.c, shared_quiet_read): no hold and no check after the read
+ * that it continued the stream, only a short read or a seek elsewhere
+ * closes the lane; what else moves the offset shows at the next read seen. */
 #define IOH_QUIET_SAMPLE 64
 void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64_t ret,
-                     uint64_t t, uint64_t dur);
+                     uint64_t t, uint64_t dur, int shared_offset);
 
 /* The program calls posix_fadvise itself. Returns 1 if the policy decided
  * (then *rc is what posix_fadvise must return and the real call was made or
