@@ -392,21 +392,30 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, ui
         ioh_coalesce_count_fast();
     bump(&g.calls, 1);
     /* Fast path: the whole request is in the block. */
-    int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
+    uint32_t syncs0 = ioh_ofd_syncs(o);
+    int64_t pos = atomic_load(&o->offset);
+    if (!ioh_ofd_still_private(o))
+        return IOH_READ_REBOUND;
     if (__builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed), 1) &&
         ioh_coalesce_buf_ok(buf, n) && ioh_coalesce_copy(cb, o, pos, buf, n) == n &&
         ioh_fd_rebind_same(fd, mark)) {
         int64_t expected = pos;
-        if (ioh_ofd_claim(o, &expected, pos + (int64_t)n)) {
+        int claimed = ioh_ofd_claim(o, &expected, pos + (int64_t)n, syncs0);
+        if (claimed > 0) {
             *at = pos;
             bump(&g.served, 1);
             bump(&g.bytes_out, n);
             return (ssize_t)n;
         }
+        if (claimed < 0)          /* void (ioh_ofd_claim): start over */
+            return IOH_READ_REBOUND;
     }
     ioh_ofd_mark_lagging(o);
     for (;;) {
-        pos = atomic_load_explicit(&o->offset, memory_order_acquire);
+        syncs0 = ioh_ofd_syncs(o);
+        pos = atomic_load(&o->offset);
+        if (!ioh_ofd_still_private(o))
+            return IOH_READ_REBOUND;
         struct gathered how;
         long r = gather(cb, fd, o, mark, buf, n, pos, &how);
         /* fd was rebound meanwhile: gather's bytes may be the next file's
@@ -419,11 +428,14 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, ui
             return -1;
         }
         int64_t expected = pos;
-        if (ioh_ofd_claim(o, &expected, pos + r)) {
+        int claimed = ioh_ofd_claim(o, &expected, pos + r, syncs0);
+        if (claimed > 0) {
             *at = pos;
             count_read(&how, r);
             return r;
         }
+        if (claimed < 0)
+            return IOH_READ_REBOUND;
         /* Someone read (or seeked) in between: our bytes belong to them. */
     }
 }

@@ -608,7 +608,7 @@ static int sync_begin(struct ioh_ofd *o)
             atomic_store(&o->sync_tid, ioh_tid());
             return 1;
         }
-        if (expected == 0)
+        if (expected == 0 || expected == IOH_LAG_SETTLED)
             return 0;
         while (atomic_load(&o->lagging) == 2) {
             if (atomic_load(&o->sync_tid) == ioh_tid())
@@ -631,7 +631,7 @@ static int64_t sync_kernel(int fd, struct ioh_ofd *o)
 
 void ioh_ofd_sync_for_call(int fd, struct ioh_ofd *o)
 {
-    if (!o || atomic_load_explicit(&o->lagging, memory_order_acquire) == 0 || !sync_begin(o))
+    if (!o || !ioh_ofd_lags(o) || !sync_begin(o))
         return;
     sync_kernel(fd, o);
     /* Still lazy: a read in flight that claims after this is ordered after
@@ -643,7 +643,7 @@ void ioh_ofd_sync_for_call(int fd, struct ioh_ofd *o)
 
 void ioh_ofd_sync(int fd, struct ioh_ofd *o)
 {
-    if (!o || atomic_load_explicit(&o->lagging, memory_order_acquire) == 0 || !sync_begin(o))
+    if (!o || !ioh_ofd_lags(o) || !sync_begin(o))
         return;
     /* Let the lazy reads in flight in other threads finish (a read waiting on
      * slow storage included, as the kernel's f_pos lock would make a reader
@@ -658,13 +658,29 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
             break;
         ioh_raw0(SYS_sched_yield);
     }
+    /* A read still in flight (given up on, or not counted) learns where
+     * the kernel offset went before it claims (ioh_ofd_claim). Announced
+     * before `offset` is read, so that a claim after that read sees it. */
+    atomic_store(&o->synced_at, IOH_SYNC_PENDING);
+    atomic_fetch_add(&o->syncs, 1);
     int64_t at = sync_kernel(fd, o);
-    atomic_store(&o->lagging, 0);
+    atomic_store(&o->synced_at, at);
+    /* Shared (the callers share first), it is exact for good; a private one
+     * (a pinned call's sync) may lag again. */
+    atomic_store(&o->lagging, ioh_ofd_private(o) ? 0 : IOH_LAG_SETTLED);
     /* A lazy read of a description that stays private may claim between the
      * check above and the store: its mark_lagging saw 2 and did nothing.
      * Seen here (both sides seq_cst), it lags again (review). */
     if (atomic_load(&o->offset) != at)
         ioh_ofd_mark_lagging(o);
+}
+
+int ioh__ofd_claim_stands(struct ioh_ofd *o, int64_t to)
+{
+    int64_t at;
+    while ((at = atomic_load(&o->synced_at)) == IOH_SYNC_PENDING)
+        ioh_raw0(SYS_sched_yield);     /* another thread, in its lseek */
+    return at == to;
 }
 
 static void sync_one(int fd, struct ioh_ofd *o, void *arg)

@@ -350,7 +350,10 @@ static inline int quiet_passed(struct ioh_ofd *o, int64_t off, uint64_t n, long 
  * the program believes it is (fdtab.h, "Lazy offsets"). */
 static inline void policy_sync(int fd, struct ioh_ofd *o)
 {
-    if (o && __builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed), 0))
+    if (!o)
+        return;
+    int lagging = atomic_load_explicit(&o->lagging, memory_order_relaxed);
+    if (__builtin_expect(lagging != 0 && lagging != IOH_LAG_SETTLED, 0))
         ioh_ofd_sync(fd, o);
 }
 
@@ -519,7 +522,8 @@ static inline ssize_t lazy_preadv(int fd, struct ioh_ofd *o, const struct iovec 
  * range with a compare-and-swap. If a thread or a signal handler moved the
  * offset meanwhile, its read came first: read again from where it left off.
  * Returns what read() returns, with *err and *at (the offset read from), or
- * IOH_READ_REBOUND if `check` and fd was rebound since `mark` (fdtab.h).
+ * IOH_READ_REBOUND if `check` and fd was rebound since `mark` (fdtab.h), or
+ * if its claim is void (ioh_ofd_claim): the caller starts over.
  * The pread is libc's, a cancellation point (a read blocked on FUSE or NFS
  * must stay cancellable; lazy_pread). lazy_readv is the same for readv. */
 /* One loop for both: iov[0] is read()'s buffer unless vectored. */
@@ -529,7 +533,10 @@ static inline ssize_t lazy_consume(int fd, struct ioh_ofd *o, uint64_t mark, int
 {
     ioh_ofd_mark_lagging(o);
     for (;;) {
-        int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
+        uint32_t syncs0 = ioh_ofd_syncs(o);
+        int64_t pos = atomic_load(&o->offset);
+        if (!ioh_ofd_still_private(o))
+            return IOH_READ_REBOUND;
         ssize_t r = vectored ? lazy_preadv(fd, o, iov, cnt, pos)
                              : lazy_pread(fd, o, iov->iov_base, iov->iov_len, pos);
         if (check && !ioh_fd_rebind_same(fd, mark))     /* leaves errno alone */
@@ -539,8 +546,11 @@ static inline ssize_t lazy_consume(int fd, struct ioh_ofd *o, uint64_t mark, int
             *err = errno;
             return -1;
         }
-        if (ioh_ofd_claim(o, &pos, pos + r))
+        int claimed = ioh_ofd_claim(o, &pos, pos + r, syncs0);
+        if (claimed > 0)
             return r;
+        if (claimed < 0)          /* void: the kernel's offset moved past it */
+            return IOH_READ_REBOUND;
     }
 }
 
@@ -685,8 +695,7 @@ static void share_description(int fd)
 static void kernel_offset_exact(int fd)
 {
     struct ioh_ofd *o;
-    if (!observe() || !(o = ioh_fd_lookup(fd)) ||
-        !atomic_load_explicit(&o->lagging, memory_order_relaxed))
+    if (!observe() || !(o = ioh_fd_lookup(fd)) || !ioh_ofd_lags(o))
         return;                   /* sqlite's F_SETLK on an O_RDWR file: nothing lags */
     uint64_t mark;
     int how = fd_enter(fd, &o, &mark);     /* held: not handed to another file */
@@ -716,7 +725,8 @@ static long unwind_pipe_call(long nr, int fd, void *buf, size_t n)
     return raw_result(r);
 }
 
-static ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags, void *caller)
+static __attribute__((noinline)) ssize_t do_read(int fd, void *buf, size_t n, uint16_t flags,
+                                                void *caller)
 {
     if (__builtin_expect(ioh_tls.internal != 0, 0)) {
         long r = ioh_tls.unwinding ? unwind_pipe_call(SYS_read, fd, buf, n) : -2;
@@ -920,7 +930,10 @@ static inline int seen_shared(const struct ioh_ofd *o)
  * to do. */
 static inline int offset_settled(const struct ioh_ofd *o)
 {
-    return (atomic_load(&o->use) & IOH_USE_LAZY_MASK) == 0 && atomic_load(&o->lagging) == 0;
+    if (atomic_load(&o->use) & IOH_USE_LAZY_MASK)
+        return 0;
+    int lagging = atomic_load(&o->lagging);
+    return lagging == 0 || lagging == IOH_LAG_SETTLED;
 }
 
 static inline int shared_quiet(struct ioh_ofd *o, size_t n)
@@ -930,8 +943,7 @@ static inline int shared_quiet(struct ioh_ofd *o, size_t n)
            seen_shared(o) && offset_settled(o);
 }
 
-static __attribute__((noinline)) ssize_t shared_quiet_read(int fd, struct ioh_ofd *o, void *buf,
-                                                           size_t n)
+static ssize_t shared_quiet_read(int fd, struct ioh_ofd *o, void *buf, size_t n)
 {
     o->quiet_n++;
     ssize_t r = real_read(fd, buf, n);
@@ -969,8 +981,22 @@ static inline int kernel_only(const struct ioh_ofd *o)
     return seen_shared(o) && offset_settled(o);
 }
 
-/* read() and __read_chk: the lanes above, else the full path. Inlined in
- * both, so that the caller is the program's. */
+/* The two lanes straight to the kernel, or IOH_NO_LANE. Out of line: inlined
+ * beside the coalescing fast lane, they made its served reads 18% slower
+ * (seed 002, tiny_reads --mode read under coalesce). */
+#define IOH_NO_LANE (-2)
+static __attribute__((noinline)) ssize_t kernel_lanes(int fd, struct ioh_ofd *o, void *buf, size_t n)
+{
+    if (shared_quiet(o, n))
+        return shared_quiet_read(fd, o, buf, n);
+    if (kernel_only(o))
+        return real_read(fd, buf, n);
+    return IOH_NO_LANE;
+}
+
+/* read(): the lanes above, else the full path. (Not __read_chk: inlined in
+ * both, the unit outgrew gcc's inlining limits, and seed 002's served reads
+ * were 27% slower for the calls it made of the fast lane's helpers.) */
 static inline __attribute__((always_inline)) ssize_t read_lanes(int fd, void *buf, size_t n,
                                                                 uint16_t flags, void *caller)
 {
@@ -1000,16 +1026,19 @@ static inline __attribute__((always_inline)) ssize_t read_lanes(int fd, void *bu
             }
             if (r >= 0)
                 return r;
-        } else if (shared_quiet(o, n)) {
-            return shared_quiet_read(fd, o, buf, n);
-        } else if (kernel_only(o)) {
-            return real_read(fd, buf, n);
+        } else {
+            ssize_t r = kernel_lanes(fd, o, buf, n);
+            if (r != IOH_NO_LANE)
+                return r;
         }
     }
     return do_read(fd, buf, n, flags, caller);
 }
 
-IOH_EXPORT ssize_t read(int fd, void *buf, size_t n)
+/* Flattened: the fast lanes' helpers inlined whatever gcc's limits for the
+ * unit say (as it grew, it made calls of them, and seed 002's served reads
+ * were 4-27% slower); the full path, do_read, stays a call. */
+IOH_EXPORT __attribute__((flatten)) ssize_t read(int fd, void *buf, size_t n)
 {
     return read_lanes(fd, buf, n, 0, CALLER());
 }
@@ -1018,7 +1047,7 @@ IOH_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
     if (n > buflen)
         __chk_fail();
-    return read_lanes(fd, buf, n, IOH_EV_FORTIFY, CALLER());
+    return do_read(fd, buf, n, IOH_EV_FORTIFY, CALLER());
 }
 
 IOH_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
@@ -1087,11 +1116,15 @@ IOH_EXPORT ssize_t preadv64v2(int fd, const struct iovec *iov, int cnt, off64_t 
  * asked of the kernel (END, DATA, HOLE: they do not depend on the current
  * offset) and claimed with a compare-and-swap, so a read in a signal handler
  * or another thread happens wholly before or after the seek. */
+#define LSEEK_VOID (-2)           /* lazy_lseek's claim was void: seek in the kernel */
 static off64_t lazy_lseek(int fd, struct ioh_ofd *o, off64_t off, int whence, int *err)
 {
     ioh_ofd_mark_lagging(o);
     for (;;) {
-        int64_t pos = atomic_load_explicit(&o->offset, memory_order_acquire);
+        uint32_t syncs0 = ioh_ofd_syncs(o);
+        int64_t pos = atomic_load(&o->offset);
+        if (!ioh_ofd_still_private(o))
+            return LSEEK_VOID;
         int64_t to;
         if (whence == SEEK_SET) {
             to = off;
@@ -1123,8 +1156,11 @@ static off64_t lazy_lseek(int fd, struct ioh_ofd *o, off64_t off, int whence, in
             *err = errno;
             return -1;
         }
-        if (ioh_ofd_claim(o, &pos, to))
+        int claimed = ioh_ofd_claim(o, &pos, to, syncs0);
+        if (claimed > 0)
             return to;
+        if (claimed < 0)
+            return LSEEK_VOID;
     }
 }
 
@@ -1134,14 +1170,16 @@ static off64_t do_lseek(int fd, off64_t off, int whence, void *caller)
         return real_lseek(fd, off, whence);
     struct call c;
     enter(&c);
-    off64_t r;
+    off64_t r = -1;
     int err = errno;
     uint64_t mark;
     struct ioh_ofd *o;
     int how = fd_enter(fd, &o, &mark);
-    if (how == ENTER_LAZY) {
+    if (how == ENTER_LAZY)
         r = lazy_lseek(fd, o, off, whence, &err);
-    } else {
+    if (how == ENTER_LAZY && r == LSEEK_VOID)
+        how = fd_to_kernel(o, how);
+    if (how != ENTER_LAZY) {
         policy_sync(fd, o);
         r = real_lseek(fd, off, whence);
         err = errno;

@@ -1,7 +1,7 @@
 /* sigunion - a SIGALRM handler and the main loop read() one descriptor; what
  * they got together must be the file, every byte exactly once.
  *
- * usage: sigunion FILE [USEC] [TELL]
+ * usage: sigunion FILE [USEC] [TELL] [dup]
  *        sigunion --make FILE SIZE
  *
  * FILE holds 32-bit little-endian words, each equal to its own index, so the
@@ -15,6 +15,11 @@
  * must tile [0, size) with no gap and no overlap - as the kernel gives them,
  * since it serialises reads of one description. With TELL=1 the main loop
  * also calls lseek(fd, 0, SEEK_CUR) now and then, which must move nothing.
+ * With `dup`, the handler's first read dup()s the descriptor and every
+ * handler read goes through the copy: the description becomes shared while
+ * the loop it interrupted may be inside a read (found by review: the shim's
+ * sync put the kernel offset where that read had started, and the handler
+ * got the same bytes as the loop).
  * Prints "OK main=N handler=M" (counts vary) or exits 1 with the problem.
  */
 #include <fcntl.h>
@@ -32,6 +37,7 @@ struct piece {
 #define MAXP (4u << 20)
 
 static int g_fd;
+static volatile sig_atomic_t g_dup_mode, g_hfd = -1;   /* the handler's descriptor */
 static struct piece *g_pieces;
 static int g_np;                   /* claimed with an atomic add: lock-free */
 static volatile sig_atomic_t g_handler, g_eof, g_bad, g_herr;
@@ -69,7 +75,9 @@ static void on_alarm(int sig)
         uint32_t buf[16];
         g_hseed = g_hseed * 1103515245u + 12345u;
         size_t n = 4 * (1 + (g_hseed >> 16) % 16);
-        ssize_t r = read(g_fd, buf, n);
+        if (g_hfd < 0)
+            g_hfd = g_dup_mode ? dup(g_fd) : g_fd;
+        ssize_t r = g_hfd < 0 ? -1 : read(g_hfd, buf, n);
         if (r < 0) {
             g_herr++;
         } else if (r > 0) {
@@ -97,10 +105,11 @@ int main(int argc, char **argv)
             fwrite(&i, 4, 1, f);
         return !f || fclose(f) != 0;
     }
-    if (argc < 2 || argc > 4)
-        die("usage: sigunion FILE [USEC] [TELL] | sigunion --make FILE SIZE");
+    if (argc < 2 || argc > 5 || (argc == 5 && strcmp(argv[4], "dup")))
+        die("usage: sigunion FILE [USEC] [TELL] [dup] | sigunion --make FILE SIZE");
     long usec = argc > 2 ? atol(argv[2]) : 20;
     int tell = argc > 3 && atoi(argv[3]);
+    g_dup_mode = argc == 5;
     g_pieces = calloc(MAXP, sizeof *g_pieces);
     g_fd = open(argv[1], O_RDONLY);
     if (!g_pieces || g_fd < 0)
