@@ -392,9 +392,9 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, ui
         ioh_coalesce_count_fast();
     bump(&g.calls, 1);
     /* Fast path: the whole request is in the block. */
-    uint32_t syncs0 = ioh_ofd_syncs(o);
-    int64_t pos = atomic_load(&o->offset);
-    if (!ioh_ofd_still_private(o))
+    uint32_t syncs0;
+    int64_t pos;
+    if (!ioh_ofd_claim_start(o, &syncs0, &pos))
         return IOH_READ_REBOUND;
     if (__builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed), 1) &&
         ioh_coalesce_buf_ok(buf, n) && ioh_coalesce_copy(cb, o, pos, buf, n) == n &&
@@ -412,9 +412,7 @@ ssize_t ioh_coalesce_read(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, ui
     }
     ioh_ofd_mark_lagging(o);
     for (;;) {
-        syncs0 = ioh_ofd_syncs(o);
-        pos = atomic_load(&o->offset);
-        if (!ioh_ofd_still_private(o))
+        if (!ioh_ofd_claim_start(o, &syncs0, &pos))
             return IOH_READ_REBOUND;
         struct gathered how;
         long r = gather(cb, fd, o, mark, buf, n, pos, &how);

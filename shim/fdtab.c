@@ -683,6 +683,15 @@ int ioh__ofd_claim_stands(struct ioh_ofd *o, int64_t to)
     return at == to;
 }
 
+int ioh__ofd_fast_claim_stands(struct ioh_ofd *o, int64_t to)
+{
+    int lagging = atomic_load(&o->lagging);
+    if (lagging == IOH_LAG_SETTLED)
+        return ioh__ofd_claim_stands(o, to);
+    ioh_ofd_mark_lagging(o);
+    return 1;
+}
+
 static void sync_one(int fd, struct ioh_ofd *o, void *arg)
 {
     (void)arg;

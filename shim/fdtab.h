@@ -96,7 +96,7 @@ struct ioh_ofd {
     _Atomic int lagging;           /* 1: the kernel offset lags `offset` (lazy
                                       offsets); 2: a sync is moving it; 0: exact;
                                       IOH_LAG_SETTLED: exact for good */
-    _Atomic uint32_t syncs;        /* ioh_ofd_syncs done ... */
+    _Atomic uint32_t syncs;        /* ioh_ofd_sync calls done ... */
     _Atomic int64_t synced_at;     /* ... where the last one put the kernel
                                       offset (IOH_SYNC_PENDING meanwhile) */
     _Atomic int64_t fast_end;      /* where the last read the policies did not
@@ -263,10 +263,13 @@ static inline int ioh_ofd_deferred(const struct ioh_ofd *o)
  * it (then the policy attaches), 0 if another did or does. */
 int ioh_fd_probe_late(int fd, struct ioh_ofd *o, int may_lag);
 
+/* seq_cst loads (plain loads on x86): a claim's start (ioh_ofd_claim_start)
+ * and the kernel lanes (shim/interpose.c) order them after loads of their
+ * own. */
 static inline int ioh_ofd_private(const struct ioh_ofd *o)
 {
-    return !(atomic_load_explicit(&o->flags, memory_order_relaxed) & IOH_OFD_SHARED) &&
-           o->fork_gen == atomic_load_explicit(&ioh__fork_gen, memory_order_relaxed);
+    return !(atomic_load(&o->flags) & IOH_OFD_SHARED) &&
+           o->fork_gen == atomic_load(&ioh__fork_gen);
 }
 /* Mark o shared for good. */
 void ioh_ofd_share(struct ioh_ofd *o);
@@ -278,8 +281,9 @@ void ioh_ofd_share(struct ioh_ofd *o);
  * see the kernel offset, ioh_ofd_sync puts it where the program is. */
 static inline int ioh_ofd_lazy(const struct ioh_ofd *o)
 {
-    return (atomic_load_explicit(&o->flags, memory_order_relaxed) & IOH_OFD_ELIGIBLE) &&
-           ioh_ofd_private(o);
+    uint32_t f = atomic_load(&o->flags);     /* once: both bits from one load */
+    return (f & (IOH_OFD_ELIGIBLE | IOH_OFD_SHARED)) == IOH_OFD_ELIGIBLE &&
+           o->fork_gen == atomic_load(&ioh__fork_gen);
 }
 
 /* Pinning. A close racing a read in another thread releases the read's
@@ -369,28 +373,24 @@ static inline void ioh_ofd_mark_lagging(struct ioh_ofd *o)
     }
 }
 
-/* The count of syncs, loaded by a lazy read before it loads the offset it
- * reads from, for its claim (seq_cst: before that load). */
-static inline uint32_t ioh_ofd_syncs(const struct ioh_ofd *o)
+/* The start of a lazy read or seek, for its claim: the count of syncs,
+ * then the offset it goes from (seq_cst, in that order), and 1 if the
+ * description is still private. 0 if it is shared by now: a sync before
+ * these loads is not in the count, and the claim would not see it; the
+ * read or seek goes to the kernel. */
+static inline int ioh_ofd_claim_start(const struct ioh_ofd *o, uint32_t *syncs0, int64_t *pos)
 {
-    return atomic_load(&o->syncs);
+    *syncs0 = atomic_load(&o->syncs);
+    *pos = atomic_load(&o->offset);
+    return ioh_ofd_private(o);
 }
 
-/* Still private, after ioh_ofd_syncs and the offset were loaded: a sync
- * (of a description shared first) before those loads is not in the count,
- * and the claim would not see it. Else the read or seek goes to the
- * kernel. */
-static inline int ioh_ofd_still_private(const struct ioh_ofd *o)
-{
-    return !(atomic_load(&o->flags) & IOH_OFD_SHARED) &&
-           o->fork_gen == atomic_load(&ioh__fork_gen);
-}
-
-/* After a successful claim ending at `to`, with syncs since the read
- * loaded `syncs0`: whether the claim stands. A sync waits for the lazy
- * reads in flight, so one that ran during a read did not wait for it: a
- * signal handler's dup while its own thread was in the read (the
- * single-threaded fast lane of coalescing is not even counted), or a
+/* After a successful claim ending at `to`, with syncs since its start
+ * (ioh_ofd_claim_start): whether the claim stands. A sync waits for the
+ * lazy reads in flight, so one that ran during a read did not wait for
+ * it: a signal handler's dup while its own thread was in the read (the
+ * single-threaded fast lane of coalescing is not even counted: it asks
+ * this when it finds the description settled after its claim), or a
  * reader descheduled past the 200 ms bound. It put the kernel offset where
  * `offset` was then: at `to` if the claim came first; else before it, and
  * the program may have read those bytes through the kernel since (a
@@ -398,16 +398,19 @@ static inline int ioh_ofd_still_private(const struct ioh_ofd *o)
  * interrupted; found by review): the claim is void, and the read is made
  * again from the kernel's offset. Defined in fdtab.c (cold). */
 int ioh__ofd_claim_stands(struct ioh_ofd *o, int64_t to);
+/* The same for the single-threaded fast lane of coalescing, which counts
+ * no syncs: after its claim it found o not lagging (a handler synced it
+ * meanwhile). Lagging again if the description stayed private. */
+int ioh__ofd_fast_claim_stands(struct ioh_ofd *o, int64_t to);
 
 /* Claim the logical offset: move it from *expected to `to` if nobody moved it
  * (else *expected gets its value and 0 is returned); -1 if the claim is void
  * (above: given back, nothing consumed; the caller starts over, and goes to
- * the kernel if the description is shared now). syncs0: from ioh_ofd_syncs,
- * loaded before *expected was. A sync point (fork in
- * another thread...) may have put the kernel offset where the logical one
- * was while our read was in flight: marking it lagging again makes the next
- * read that goes to the kernel sync first, so the range we claimed is not
- * read twice. */
+ * the kernel if the description is shared now). syncs0 and *expected: from
+ * ioh_ofd_claim_start. A sync point (fork in another thread...) may have
+ * put the kernel offset where the logical one was while our read was in
+ * flight: marking it lagging again makes the next read that goes to the
+ * kernel sync first, so the range we claimed is not read twice. */
 static inline int ioh_ofd_claim(struct ioh_ofd *o, int64_t *expected, int64_t to,
                                 uint32_t syncs0)
 {

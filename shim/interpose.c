@@ -350,10 +350,7 @@ static inline int quiet_passed(struct ioh_ofd *o, int64_t off, uint64_t n, long 
  * the program believes it is (fdtab.h, "Lazy offsets"). */
 static inline void policy_sync(int fd, struct ioh_ofd *o)
 {
-    if (!o)
-        return;
-    int lagging = atomic_load_explicit(&o->lagging, memory_order_relaxed);
-    if (__builtin_expect(lagging != 0 && lagging != IOH_LAG_SETTLED, 0))
+    if (o && __builtin_expect(ioh_ofd_lags(o), 0))
         ioh_ofd_sync(fd, o);
 }
 
@@ -533,9 +530,9 @@ static inline ssize_t lazy_consume(int fd, struct ioh_ofd *o, uint64_t mark, int
 {
     ioh_ofd_mark_lagging(o);
     for (;;) {
-        uint32_t syncs0 = ioh_ofd_syncs(o);
-        int64_t pos = atomic_load(&o->offset);
-        if (!ioh_ofd_still_private(o))
+        uint32_t syncs0;
+        int64_t pos;
+        if (!ioh_ofd_claim_start(o, &syncs0, &pos))
             return IOH_READ_REBOUND;
         ssize_t r = vectored ? lazy_preadv(fd, o, iov, cnt, pos)
                              : lazy_pread(fd, o, iov->iov_base, iov->iov_len, pos);
@@ -895,6 +892,21 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
     return r;
 }
 
+/* Whether a description seen shared (!ioh_ofd_private, whose loads come
+ * first) has its kernel offset where the program is, and keeps it there: no
+ * lazy read in flight (one that began before the share may yet claim, and
+ * its sync wait for it: the kernel's offset lags until then) and no sync
+ * pending or in progress. Once shared, no lazy read of the full path begins
+ * (fd_enter counts it in `use` before it checks; the coalescing fast
+ * lane's, which does not count itself, needs a block, and neither lane
+ * below runs on a description with one), so a read that finds both clear
+ * may go to the kernel without holding o, as the full path would after its
+ * policy_sync found nothing to do. */
+static inline int offset_settled(const struct ioh_ofd *o)
+{
+    return !(atomic_load(&o->use) & IOH_USE_LAZY_MASK) && !ioh_ofd_lags(o);
+}
+
 /* The quiet lane of a shared description (`prog < file`, after a fork):
  * its read()s go to the kernel whatever the policy does, so once the lane
  * is open (policy.h), the ones let go need nothing of the shim but its
@@ -910,37 +922,11 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
  * (consume_offset), until the next read seen: they only guide the
  * policy. The program's bytes, result and errno are the kernel's. The full
  * path cost 46 ns a 64-byte read of a redirected stdin (10% of the read). */
-/* Whether o is shared (ioh_ofd_private, its loads seq_cst: before those
- * of offset_settled), by a flag or by a fork since it was made. */
-static inline int seen_shared(const struct ioh_ofd *o)
-{
-    return (atomic_load(&o->flags) & IOH_OFD_SHARED) ||
-           o->fork_gen != atomic_load(&ioh__fork_gen);
-}
-
-/* Whether a description seen shared (seen_shared) has its kernel offset
- * where the program is, and keeps it there: no lazy read in flight (one
- * that began before the share may yet claim, and its sync wait for it:
- * the kernel's offset lags until then) and no sync pending or in progress.
- * Once shared, no lazy read of the full path begins (fd_enter counts it in
- * `use` before it checks; the coalescing fast lane's, which does not count
- * itself, needs a block, and neither lane below runs on a description with
- * one), so a read that finds both clear may go to the kernel without
- * holding o, as the full path would after its policy_sync found nothing
- * to do. */
-static inline int offset_settled(const struct ioh_ofd *o)
-{
-    if (atomic_load(&o->use) & IOH_USE_LAZY_MASK)
-        return 0;
-    int lagging = atomic_load(&o->lagging);
-    return lagging == 0 || lagging == IOH_LAG_SETTLED;
-}
-
 static inline int shared_quiet(struct ioh_ofd *o, size_t n)
 {
     return atomic_load_explicit(&o->quiet, memory_order_relaxed) == n && n != 0 &&
            ((o->quiet_n + 1) & (IOH_QUIET_SAMPLE - 1)) != 0 && ioh_tls.depth == 0 &&
-           seen_shared(o) && offset_settled(o);
+           !ioh_ofd_private(o) && offset_settled(o);
 }
 
 static ssize_t shared_quiet_read(int fd, struct ioh_ofd *o, void *buf, size_t n)
@@ -967,8 +953,9 @@ static ssize_t shared_quiet_read(int fd, struct ioh_ofd *o, void *buf, size_t n)
  * exact in the kernel (offset_settled). It goes straight to the kernel, o
  * not held: nothing of o is touched after the read. (A policy may still
  * attach to a description being discovered or opened O_RDWR in another
- * thread meanwhile: its first read under it asks the kernel the offset.) The full path (its hold, its clock readings) cost
- * 15-30 ns a read: `dd if=/dev/zero bs=1` under auto 1.065x of no shim. */
+ * thread meanwhile: its first read under it asks the kernel the offset.)
+ * The full path (its hold, its clock readings) cost 15-30 ns a read: `dd
+ * if=/dev/zero bs=1` under auto 1.065x of no shim. */
 static inline int kernel_only(const struct ioh_ofd *o)
 {
     if (atomic_load_explicit(&o->pol, memory_order_relaxed) != NULL || ioh_tls.depth != 0)
@@ -978,7 +965,7 @@ static inline int kernel_only(const struct ioh_ofd *o)
         return 0;                 /* its probe, and maybe a policy, to come */
     if (!(f & IOH_OFD_SEEKABLE))
         return 1;                 /* no offset: never lazy */
-    return seen_shared(o) && offset_settled(o);
+    return !ioh_ofd_private(o) && offset_settled(o);
 }
 
 /* The two lanes straight to the kernel, or IOH_NO_LANE. Out of line: inlined
@@ -994,17 +981,16 @@ static __attribute__((noinline)) ssize_t kernel_lanes(int fd, struct ioh_ofd *o,
     return IOH_NO_LANE;
 }
 
-/* read(): the lanes above, else the full path. (Not __read_chk: inlined in
- * both, the unit outgrew gcc's inlining limits, and seed 002's served reads
- * were 27% slower for the calls it made of the fast lane's helpers.) */
-static inline __attribute__((always_inline)) ssize_t read_lanes(int fd, void *buf, size_t n,
-                                                                uint16_t flags, void *caller)
+/* Untraced, three lanes skip the full path (do_read): the fast lane of
+ * coalescing, a small read served whole from the block of a private
+ * description (every 16th such read takes the full path so the policy
+ * keeps seeing the stream), and the two above. Flattened: the fast lane's
+ * helpers inlined whatever gcc's limits for the unit say (as it grew, it
+ * made calls of them, and seed 002's served reads were 4-27% slower); the
+ * full path stays a call. (Not __read_chk, rarer: the lanes inlined in both
+ * had the same effect.) */
+IOH_EXPORT __attribute__((flatten)) ssize_t read(int fd, void *buf, size_t n)
 {
-    /* Untraced, three lanes skip the full path (do_read). The fast lane of
-     * coalescing: a small read served whole from the block of a private
-     * description (every 16th such read takes the full path so the policy
-     * keeps seeing the stream). The quiet lane of a shared description, and
-     * the kernel's lane, both above. */
     struct ioh_ofd *o;
     struct ioh_coalesce *cb;
     uint64_t mark;
@@ -1012,8 +998,8 @@ static inline __attribute__((always_inline)) ssize_t read_lanes(int fd, void *bu
         atomic_load_explicit(&ioh_mode, memory_order_relaxed) == IOH_MODE_ACTIVE &&
         (mark = ioh_fd_rebind_mark(fd)) != IOH_FD_REBIND_NONE &&
         (o = ioh_fd_lookup(fd)) != NULL) {
-        if (blocks_ok() && (cb = atomic_load_explicit(&o->cb, memory_order_acquire)) != NULL &&
-            (++ioh_tls.served & 15) != 0) {
+        cb = atomic_load_explicit(&o->cb, memory_order_acquire);
+        if (cb && blocks_ok() && (++ioh_tls.served & 15) != 0) {
             pthread_testcancel();     /* read() is a cancellation point */
             ssize_t r = -1;
             if (ioh_coalesce_single_thread()) {
@@ -1026,21 +1012,13 @@ static inline __attribute__((always_inline)) ssize_t read_lanes(int fd, void *bu
             }
             if (r >= 0)
                 return r;
-        } else {
+        } else if (!cb) {         /* (cb: a block's 16th read, seen in full) */
             ssize_t r = kernel_lanes(fd, o, buf, n);
             if (r != IOH_NO_LANE)
                 return r;
         }
     }
-    return do_read(fd, buf, n, flags, caller);
-}
-
-/* Flattened: the fast lanes' helpers inlined whatever gcc's limits for the
- * unit say (as it grew, it made calls of them, and seed 002's served reads
- * were 4-27% slower); the full path, do_read, stays a call. */
-IOH_EXPORT __attribute__((flatten)) ssize_t read(int fd, void *buf, size_t n)
-{
-    return read_lanes(fd, buf, n, 0, CALLER());
+    return do_read(fd, buf, n, 0, CALLER());
 }
 
 IOH_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
@@ -1121,9 +1099,9 @@ static off64_t lazy_lseek(int fd, struct ioh_ofd *o, off64_t off, int whence, in
 {
     ioh_ofd_mark_lagging(o);
     for (;;) {
-        uint32_t syncs0 = ioh_ofd_syncs(o);
-        int64_t pos = atomic_load(&o->offset);
-        if (!ioh_ofd_still_private(o))
+        uint32_t syncs0;
+        int64_t pos;
+        if (!ioh_ofd_claim_start(o, &syncs0, &pos))
             return LSEEK_VOID;
         int64_t to;
         if (whence == SEEK_SET) {
