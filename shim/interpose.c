@@ -731,7 +731,7 @@ static __attribute__((noinline)) ssize_t do_read(int fd, void *buf, size_t n, ui
     }
     if (!observe())
         return real_read(fd, buf, n);
-    pthread_testcancel();         /* read() is a cancellation point: a read
+    ioh_testcancel();             /* read() is a cancellation point: a read
                                      served from a block makes no call that is */
     struct call c;
     enter_untimed(&c);
@@ -798,7 +798,7 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
     if (cb && off >= 0 && blocks_ok() && mark != IOH_FD_REBIND_NONE) {
         r = ioh_coalesce_pread(cb, fd, o, mark, buf, n, off, &err);
         c.flags |= IOH_EV_SERVED;
-        pthread_testcancel();
+        ioh_testcancel();
     } else {
         r = real_pread(fd, buf, n, off);
         if (r < 0)
@@ -1000,7 +1000,7 @@ IOH_EXPORT __attribute__((flatten)) ssize_t read(int fd, void *buf, size_t n)
         (o = ioh_fd_lookup(fd)) != NULL) {
         cb = atomic_load_explicit(&o->cb, memory_order_acquire);
         if (cb && blocks_ok() && (++ioh_tls.served & 15) != 0) {
-            pthread_testcancel();     /* read() is a cancellation point */
+            ioh_testcancel();         /* read() is a cancellation point */
             ssize_t r = -1;
             if (ioh_coalesce_single_thread()) {
                 r = ioh_coalesce_read_fast_st(cb, fd, o, mark, buf, n);
@@ -3146,6 +3146,16 @@ IOH_EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
     if (!(flags & WRDE_NOCMD) && words && (strchr(words, '`') || strstr(words, "$(")))
         before_child();
     return ioh_real.wordexp(words, we, flags);
+}
+
+/* Before any cancel is asked, the reads served from blocks need not test
+ * for one (ioh_testcancel, state.h): the flag goes up before the request. */
+IOH_STARTUP_DATA _Atomic int ioh__cancel_asked;
+
+IOH_EXPORT int pthread_cancel(pthread_t thread)
+{
+    atomic_store(&ioh__cancel_asked, 1);
+    return real()->pthread_cancel ? ioh_real.pthread_cancel(thread) : ENOSYS;
 }
 
 /* A threaded process cannot enter a new user namespace: join our worker

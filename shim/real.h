@@ -127,6 +127,7 @@
     X(int, pipe2, (int[2], int))                                                     \
     X(ssize_t, sendmsg, (int, const struct msghdr *, int))                           \
     X(int, sendmmsg, (int, struct mmsghdr *, unsigned int, int))                     \
+    X(int, pthread_cancel, (pthread_t))                                              \
     X(long, syscall, (long, ...))
 
 struct ioh_real {

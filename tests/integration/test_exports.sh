@@ -18,7 +18,7 @@ freopen freopen64 fscanf fseek fseeko fseeko64 fsetpos fsetpos64 ftell ftello ft
 ftruncate ftruncate64 getc getc_unlocked getchar getchar_unlocked getdelim getline ioctl lockf
 lockf64 lseek lseek64 mmap mmap64 open open64 openat openat64 pclose pipe pipe2 popen
 posix_fadvise posix_fadvise64 posix_spawn posix_spawnp prctl pread pread64 preadv preadv2
-preadv64 preadv64v2 pwrite pwrite64 pwritev pwritev2 pwritev64 pwritev64v2 read
+preadv64 preadv64v2 pthread_cancel pwrite pwrite64 pwritev pwritev2 pwritev64 pwritev64v2 read
 readahead readv rewind scanf sendfile sendfile64 sendmmsg sendmsg setns splice syscall system truncate
 truncate64 unshare vfork vfscanf wordexp write writev
 "
