@@ -133,6 +133,7 @@ static struct {
     struct ioh_pol_file *free_list;
     struct ioh_pol_file *chunk;
     unsigned chunk_used;
+    int chunk0_given;              /* the static first chunk handed out */
     /* statistics */
     _Atomic uint64_t files, hints, vetoes, overrides, decisions, backoffs, drops;
     _Atomic uint64_t pf_hits, pf_reads;
@@ -166,7 +167,11 @@ static struct ioh_pol_file *pf_alloc(void)
         g.free_list = pf->next_free;
     } else {
         if (!g.chunk || g.chunk_used == PF_CHUNK) {
-            g.chunk = ioh_map_anon(PF_CHUNK * sizeof *g.chunk);
+            /* The first chunk static, in pages of its own: an mmap is a
+             * system call at the first file of every process (fdtab.c). */
+            static _Alignas(4096) struct ioh_pol_file chunk0[PF_CHUNK];
+            g.chunk = g.chunk0_given ? ioh_map_anon(PF_CHUNK * sizeof *g.chunk) : chunk0;
+            g.chunk0_given = 1;
             g.chunk_used = 0;
         }
         if (g.chunk) {

@@ -86,9 +86,6 @@ int ioh_prefetch_hint_works(uint32_t fs_type)
     }
 }
 
-/* The read-ahead of each device asked, in bytes (devcache.h). */
-static struct ioh_devcache g_readahead;
-
 /* The number in a sysfs file. Its descriptor has, for an instant, a number
  * of the program's table: read only while the process has one thread (the
  * caller). Signals stay open: a sandbox that traps openat with seccomp
@@ -122,18 +119,18 @@ static uint64_t sysfs_readahead(uint64_t dev)
 
 int ioh_prefetch_readahead_known_any(void)
 {
-    return ioh_devcache_any(&g_readahead);
+    return ioh_devcache_any(&ioh_devcaches.readahead);
 }
 
 uint64_t ioh_prefetch_device_readahead(uint64_t dev, int may_read)
 {
     uint64_t bytes;
-    if (ioh_devcache_get(&g_readahead, dev, &bytes))
+    if (ioh_devcache_get(&ioh_devcaches.readahead, dev, &bytes))
         return bytes;
     if (!may_read || !__libc_single_threaded)
         return 0;
     bytes = sysfs_readahead(dev);
-    ioh_devcache_put(&g_readahead, dev, bytes);
+    ioh_devcache_put(&ioh_devcaches.readahead, dev, bytes);
     return bytes;
 }
 

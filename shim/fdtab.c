@@ -35,8 +35,13 @@
 #endif
 
 /* Process-wide descriptor state. Pages and ofds are allocated with mmap and
- * never freed (see fdtab.h, "Concurrency"). */
+ * never freed (see fdtab.h, "Concurrency"); the first page of entries
+ * (descriptors 0-1023) and the first chunk of ofds are static, in pages of
+ * their own: every process under the shim needs them, and an mmap each cost
+ * a system call (~1.3 us here) beside the page faults their use costs
+ * either way. */
 _Atomic(struct ioh_fdent *) ioh__fd_pages[FD_PAGES];   /* set once, by CAS */
+static _Alignas(4096) struct ioh_fdent g_fd_page0[FD_PAGE_SIZE];
 _Atomic uint32_t ioh__fork_gen;                         /* bumped when all become shared */
 
 IOH_STARTUP_DATA static struct {
@@ -53,6 +58,7 @@ IOH_STARTUP_DATA static struct {
     int no_paths;                                  /* set once at init */
     struct ioh_ofd *_Atomic retired;               /* released by their last
                                                       lazy read, to pool */
+    int chunk0_given;                              /* g_ofd_chunk0 handed out */
 } g_fd;
 
 void ioh_fdtab_set_release_hook(void (*fn)(struct ioh_ofd *o))
@@ -138,7 +144,7 @@ void ioh_fdtab_init(void)
 struct ioh_fdent *ioh__fd_entry_create(int fd)
 {
     unsigned pi = (unsigned)fd >> FD_PAGE_BITS;
-    struct ioh_fdent *fresh = ioh_map_anon(FD_PAGE_SIZE * sizeof *fresh);
+    struct ioh_fdent *fresh = pi == 0 ? g_fd_page0 : ioh_map_anon(FD_PAGE_SIZE * sizeof *fresh);
     if (!fresh)
         return NULL;
     /* The entry is about to be read, then written: write it first, or its
@@ -146,7 +152,8 @@ struct ioh_fdent *ioh__fd_entry_create(int fd)
     atomic_store_explicit(&fresh[fd & (FD_PAGE_SIZE - 1)].ofd, NULL, memory_order_relaxed);
     struct ioh_fdent *expected = NULL, *page = fresh;
     if (!atomic_compare_exchange_strong(&ioh__fd_pages[pi], &expected, fresh)) {
-        ioh_raw2(SYS_munmap, fresh, FD_PAGE_SIZE * sizeof *fresh);
+        if (fresh != g_fd_page0)
+            ioh_raw2(SYS_munmap, fresh, FD_PAGE_SIZE * sizeof *fresh);
         page = expected;
     }
     return &page[fd & (FD_PAGE_SIZE - 1)];
@@ -187,7 +194,10 @@ static struct ioh_ofd *ofd_alloc(void)
      * through it: its pages are touched (faulted in, ~1-2 us each here) only
      * as descriptors need them. */
     if (!g_fd.chunk || g_fd.chunk_used == OFD_CHUNK) {
-        g_fd.chunk = ioh_map_anon(OFD_CHUNK * sizeof *g_fd.chunk);
+        static _Alignas(4096) struct ioh_ofd g_ofd_chunk0[OFD_CHUNK];
+        g_fd.chunk = g_fd.chunk0_given ? ioh_map_anon(OFD_CHUNK * sizeof *g_fd.chunk)
+                                       : g_ofd_chunk0;
+        g_fd.chunk0_given = 1;
         g_fd.chunk_used = 0;
         if (!g_fd.chunk)
             return NULL;
@@ -252,13 +262,13 @@ static int special_fs(long type)
  * fstatfs was one of three system calls each open cost under a policy
  * (grep -r over 8,172 headers: 1.20x slower under auto than without the
  * shim). */
-static struct ioh_devcache g_fs_types;
+_Alignas(512) struct ioh_devcaches ioh_devcaches;
 
 static int fs_type_of(int fd, uint64_t dev, uint32_t *type)
 {
     int cached = major(dev) != 0;
     uint64_t v;
-    if (cached && ioh_devcache_get(&g_fs_types, dev, &v)) {
+    if (cached && ioh_devcache_get(&ioh_devcaches.fs_type, dev, &v)) {
         *type = (uint32_t)v;
         return 0;
     }
@@ -267,7 +277,7 @@ static int fs_type_of(int fd, uint64_t dev, uint32_t *type)
         return -1;
     *type = (uint32_t)sfs.f_type;
     if (cached)
-        ioh_devcache_put(&g_fs_types, dev, *type);
+        ioh_devcache_put(&ioh_devcaches.fs_type, dev, *type);
     return 0;
 }
 
