@@ -10,7 +10,6 @@
 #ifndef IOH_STATE_H
 #define IOH_STATE_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -73,20 +72,6 @@ struct ioh_thread {
 };
 
 extern __thread struct ioh_thread ioh_tls __attribute__((tls_model("initial-exec")));
-
-/* read() and pread() are cancellation points, but a read served from a
- * block makes no system call that would act on a pending cancel: the
- * wrapper tests for one itself. pthread_testcancel on every served read
- * cost a call and the registers kept across it, 13% of seed 002's 4-byte
- * reads (warm, 21 runs). A cancel can only be pending once a thread has
- * called pthread_cancel, which the shim wraps to set this flag first
- * (interpose.c); until then there is nothing to test. */
-extern _Atomic int ioh__cancel_asked;
-static inline void ioh_testcancel(void)
-{
-    if (__builtin_expect(atomic_load_explicit(&ioh__cancel_asked, memory_order_acquire), 0))
-        pthread_testcancel();
-}
 
 /* The calling thread's kernel tid, cached; correct after fork (the atfork
  * child handler clears the cache). */
