@@ -950,6 +950,26 @@ static void two_threads_claim_disjoint_ranges(void **state)
     free(data);
 }
 
+/* The served read's own copy (up to 16 bytes without memcpy): every size
+ * from 0 to 40, at every alignment of source and destination, copies
+ * exactly src[0, n) and writes nothing outside dst[0, n). */
+static void small_copies_are_exact(void **state)
+{
+    (void)state;
+    char src[64], dst[80], want[80];
+    for (int i = 0; i < 64; i++)
+        src[i] = (char)(i * 7 + 1);
+    for (size_t n = 0; n <= 40; n++)
+        for (size_t so = 0; so < 8; so++)
+            for (size_t d = 0; d < 8; d++) {
+                memset(dst, 0x5a, sizeof dst);
+                memset(want, 0x5a, sizeof want);
+                memcpy(want + 16 + d, src + so, n);
+                ioh_coalesce_memcpy(dst + 16 + d, src + so, n);
+                assert_memory_equal(dst, want, sizeof dst);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -970,6 +990,7 @@ int main(void)
         cmocka_unit_test(short_answers_end_the_read),
         cmocka_unit_test(memory_bound),
         cmocka_unit_test(two_threads_claim_disjoint_ranges),
+        cmocka_unit_test(small_copies_are_exact),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
