@@ -802,14 +802,16 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
 {
     if (!observe())
         return real_pread(fd, buf, n, off);
-    /* A cancellation point, served or not: tested before anything is
-     * copied or claimed, and outside enter..leave (a cancel inside would
-     * leave the thread's depth up for its cleanup handlers' reads; found
-     * by review). */
-    pthread_testcancel();
     struct call c;
     uint64_t mark = ioh_fd_rebind_mark(fd);      /* before the lookup: fdtab.h */
     struct ioh_ofd *o = ioh_fd_get(fd);
+    struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
+    /* A read that may be served is a cancellation point of ours (the
+     * others are the kernel's): tested before anything is copied or
+     * claimed, and outside enter..leave (a cancel inside would leave the
+     * thread's depth up for its cleanup handlers' reads; found by review). */
+    if (cb)
+        pthread_testcancel();
     enter_untimed(&c);
     c.flags |= flags;
     int quiet = quiet_lane(o, n, &c);
@@ -818,7 +820,6 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
     ssize_t r;
     int err = 0;                  /* errno is read and set only on failure: the
                                      shim's own work never touches it */
-    struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
     if (cb && off >= 0 && blocks_ok() && mark != IOH_FD_REBIND_NONE) {
         r = ioh_coalesce_pread(cb, fd, o, mark, buf, n, off, &err);
         c.flags |= IOH_EV_SERVED;
