@@ -996,8 +996,9 @@ static void decide_soon(struct ioh_pol_file *pf, uint32_t within)
 
 /* Open or close the quiet lane (policy.h) after a read that ended at end:
  * open while auto's stream is settled, confirmed by a later decision, read
- * by one thread in requests of one size, fast, with no block. The next
- * unseen read must start at end and ask for that size. */
+ * by one thread in requests of about one size (ioh_quiet_fits), fast, with
+ * no block. The next unseen read must start at end and ask for about that
+ * size. */
 static void quiet_lane(struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t end)
 {
     /* The reads let go since the last one seen (counted racily by the
@@ -1085,7 +1086,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
                                       .ret = end - from};
             int fed = cls_feed(pf, &e);
             /* A stream that jumps or changes its size may be changing. */
-            if (from != pf->run_end || len != pf->q_len)
+            if (from != pf->run_end || !ioh_quiet_fits(pf->q_len, len))
                 decide_soon(pf, DECIDE_EVERY);
             pf->q_len = (uint64_t)ret == len ? len : 0;
             if (fed && pf->reads >= pf->next_decision) {

@@ -103,9 +103,9 @@ struct ioh_ofd {
                                       see ended: served by the read() fast
                                       lane (policies/coalesce.h), or let go
                                       in the quiet lane (below) */
-    _Atomic uint32_t quiet;        /* not 0: reads of this size that continue
-                                      the stream go by unseen (policy.h,
-                                      the quiet lane) */
+    _Atomic uint32_t quiet;        /* not 0: reads of about this size that
+                                      continue the stream go by unseen
+                                      (policy.h, the quiet lane) */
     uint32_t quiet_n;              /* reads since the lane opened (racy: only
                                       picks the ones that are seen) */
     char *path;                    /* path_inline or path_page */

@@ -322,8 +322,9 @@ static inline void policy_observe(int fd, struct ioh_ofd *o, int64_t off, uint64
  * one not seen is not timed either. Not in a signal handler's read. */
 static inline int quiet_lane(const struct ioh_ofd *o, size_t n, const struct call *c)
 {
-    if (__builtin_expect(!o || atomic_load_explicit(&o->quiet, memory_order_relaxed) != n, 1) ||
-        n == 0 || (c->flags & IOH_EV_SIGNAL) || ioh_trace_enabled() || ioh__lttng_emit)
+    uint32_t q = o ? atomic_load_explicit(&o->quiet, memory_order_relaxed) : 0;
+    if (__builtin_expect(q == 0, 1) || !ioh_quiet_fits(q, n) || (c->flags & IOH_EV_SIGNAL) ||
+        ioh_trace_enabled() || ioh__lttng_emit)
         return 0;
     struct ioh_ofd *w = (struct ioh_ofd *)o;
     uint32_t k = ++w->quiet_n;    /* racy between threads: only picks the seen ones */
@@ -948,7 +949,7 @@ static inline int offset_settled(const struct ioh_ofd *o)
  * path cost 46 ns a 64-byte read of a redirected stdin (10% of the read). */
 static inline int shared_quiet(struct ioh_ofd *o, size_t n)
 {
-    return atomic_load_explicit(&o->quiet, memory_order_relaxed) == n && n != 0 &&
+    return ioh_quiet_fits(atomic_load_explicit(&o->quiet, memory_order_relaxed), n) &&
            ((o->quiet_n + 1) & (IOH_QUIET_SAMPLE - 1)) != 0 && ioh_tls.depth == 0 &&
            !ioh_ofd_private(o) && offset_settled(o);
 }
