@@ -936,10 +936,11 @@ static void prefetch_account(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf,
  * evaluation were half of auto's cost on each read of a stream it leaves
  * alone (docs/shim.md, "Each read under a policy"). A jump, a change of
  * size, a short read, another thread or bytes read before end the quiet
- * run at once, and a change of size or a jump brings the next decision
- * near (decide_soon), before which nothing is held back, and which cannot
- * count as confirming the stream unless DECIDE_EVERY reads have passed
- * since: a new pattern is seen read by read. */
+ * run at once, and a jump or a change of size beyond a sixteenth
+ * (ioh_quiet_fits) brings the next decision near (decide_soon), before
+ * which nothing is held back, and which cannot count as confirming the
+ * stream unless DECIDE_EVERY reads have passed since: a new pattern is seen
+ * read by read. */
 static int settled(const struct ioh_pol_file *pf)
 {
     return pf->decided == IOH_CLS_SEQUENTIAL && pf->is_auto &&

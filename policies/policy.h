@@ -87,7 +87,7 @@ void ioh_pol_released(struct ioh_ofd *o);
 static inline int ioh_quiet_fits(uint64_t quiet, uint64_t n)
 {
     uint64_t hi = n > quiet ? n : quiet, lo = n > quiet ? quiet : n;
-    return lo != 0 && hi - lo <= hi / 16;
+    return lo != 0 && (lo < 16 ? hi == lo : hi - lo <= hi / 16);
 }
 void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64_t ret,
                      uint64_t t, uint64_t dur, int shared_offset);

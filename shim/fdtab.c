@@ -148,8 +148,11 @@ struct ioh_fdent *ioh__fd_entry_create(int fd)
     if (!fresh)
         return NULL;
     /* The entry is about to be read, then written: write it first, or its
-     * page faults twice (the zero page, then a copy). */
-    atomic_store_explicit(&fresh[fd & (FD_PAGE_SIZE - 1)].ofd, NULL, memory_order_relaxed);
+     * page faults twice (the zero page, then a copy). Not in the static
+     * page, which others may have in place already: the store would wipe
+     * an entry a thread that won the race just set (found by review). */
+    if (fresh != g_fd_page0)
+        atomic_store_explicit(&fresh[fd & (FD_PAGE_SIZE - 1)].ofd, NULL, memory_order_relaxed);
     struct ioh_fdent *expected = NULL, *page = fresh;
     if (!atomic_compare_exchange_strong(&ioh__fd_pages[pi], &expected, fresh)) {
         if (fresh != g_fd_page0)

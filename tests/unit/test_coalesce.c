@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "coalesce.h"
+#include "policy.h"
 #include "fdtab.h"
 #include "options.h"
 
@@ -970,6 +971,27 @@ static void small_copies_are_exact(void **state)
             }
 }
 
+/* The quiet lane's sizes (policies/policy.h): within a sixteenth, exact
+ * below 16 bytes, never a closed lane (0) or an empty read. */
+static void quiet_sizes_fit(void **state)
+{
+    (void)state;
+    assert_true(ioh_quiet_fits(4096, 4096));
+    assert_true(ioh_quiet_fits(4096, 3998));       /* mawk's 3,998-4,096 */
+    assert_true(ioh_quiet_fits(3998, 4096));
+    assert_false(ioh_quiet_fits(4096, 3839));
+    assert_false(ioh_quiet_fits(4096, 4400));
+    assert_true(ioh_quiet_fits(64, 60));
+    assert_false(ioh_quiet_fits(64, 59));
+    assert_true(ioh_quiet_fits(4, 4));
+    assert_false(ioh_quiet_fits(4, 5));
+    assert_false(ioh_quiet_fits(15, 16));
+    assert_false(ioh_quiet_fits(16, 15));
+    assert_false(ioh_quiet_fits(0, 4096));
+    assert_false(ioh_quiet_fits(4096, 0));
+    assert_false(ioh_quiet_fits(0, 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -991,6 +1013,7 @@ int main(void)
         cmocka_unit_test(memory_bound),
         cmocka_unit_test(two_threads_claim_disjoint_ranges),
         cmocka_unit_test(small_copies_are_exact),
+        cmocka_unit_test(quiet_sizes_fit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -297,6 +297,26 @@ static void many_fds_and_reuse(void **state)
     assert_null(ioh_fd_get(1 << 21));
 }
 
+/* A thread that found a page of entries missing and makes it after another
+ * thread did (and set an entry in it) must leave that entry alone: page 0
+ * is static, and the early store of a fresh page once wiped the winner's
+ * entry there (found by review, with gdb holding one thread). The loser's
+ * call, replayed after the winner's. */
+static void late_page_maker_keeps_entries(void **state)
+{
+    (void)state;
+    for (int fd = 7; fd <= 2000; fd += 1993) {       /* page 0, and a mapped one */
+        struct ioh_fdent *e = ioh__fd_entry_create(fd);
+        assert_non_null(e);
+        struct ioh_ofd *marker = (struct ioh_ofd *)(uintptr_t)0x1000;
+        atomic_store(&e->ofd, marker);
+        struct ioh_fdent *again = ioh__fd_entry_create(fd);
+        assert_ptr_equal(again, e);
+        assert_ptr_equal(atomic_load(&e->ofd), marker);
+        atomic_store(&e->ofd, NULL);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +331,7 @@ int main(void)
         cmocka_unit_test(share_all_ends_privacy),
         cmocka_unit_test(fork_child_sees_shared_state),
         cmocka_unit_test(many_fds_and_reuse),
+        cmocka_unit_test(late_page_maker_keeps_entries),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
