@@ -807,12 +807,12 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
     uint64_t mark = ioh_fd_rebind_mark(fd);      /* before the lookup: fdtab.h */
     struct ioh_ofd *o = ioh_fd_get(fd);
     struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
-    /* A read that may be served is a cancellation point of ours (the
-     * others are the kernel's): tested before anything is copied or
-     * claimed, and outside enter..leave (a cancel inside would leave the
-     * thread's depth up for its cleanup handlers' reads; found by review). */
-    if (cb)
-        pthread_testcancel();
+    /* A cancellation point, served or not: tested before anything is
+     * copied or claimed, and outside enter..leave, where a cancel pending
+     * at the kernel's pread would leave the thread's depth up for its
+     * cleanup handlers' reads (found by review; a call beside a system
+     * call, and a served read must test anyway). */
+    pthread_testcancel();
     enter_untimed(&c);
     c.flags |= flags;
     int quiet = quiet_lane(o, n, &c);
