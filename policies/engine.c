@@ -167,11 +167,8 @@ static struct ioh_pol_file *pf_alloc(void)
         g.free_list = pf->next_free;
     } else {
         if (!g.chunk || g.chunk_used == PF_CHUNK) {
-            /* The first chunk static, in pages of its own: an mmap is a
-             * system call at the first file of every process (fdtab.c). */
             static _Alignas(4096) struct ioh_pol_file chunk0[PF_CHUNK];
-            g.chunk = g.chunk0_given ? ioh_map_anon(PF_CHUNK * sizeof *g.chunk) : chunk0;
-            g.chunk0_given = 1;
+            g.chunk = ioh_pool_chunk(chunk0, &g.chunk0_given, sizeof chunk0);
             g.chunk_used = 0;
         }
         if (g.chunk) {

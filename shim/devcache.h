@@ -41,6 +41,12 @@ static inline void ioh_devcache_put(struct ioh_devcache *c, uint64_t dev, uint64
     }
 }
 
+/* Whether anything was remembered (or is being). */
+static inline int ioh_devcache_any(struct ioh_devcache *c)
+{
+    return atomic_load_explicit(&c->key[0], memory_order_relaxed) != 0;
+}
+
 /* The process's two, side by side in 512 bytes (fdtab.c): apart in .bss
  * they straddled two pages and sat in a third, each read before it was
  * written - six page faults at a process's first file under a policy, two
@@ -50,11 +56,5 @@ struct ioh_devcaches {
     struct ioh_devcache readahead; /* the read-ahead, bytes (policies/prefetch.c) */
 };
 extern struct ioh_devcaches ioh_devcaches;
-
-/* Whether anything was remembered (or is being). */
-static inline int ioh_devcache_any(struct ioh_devcache *c)
-{
-    return atomic_load_explicit(&c->key[0], memory_order_relaxed) != 0;
-}
 
 #endif

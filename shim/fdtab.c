@@ -198,9 +198,7 @@ static struct ioh_ofd *ofd_alloc(void)
      * as descriptors need them. */
     if (!g_fd.chunk || g_fd.chunk_used == OFD_CHUNK) {
         static _Alignas(4096) struct ioh_ofd g_ofd_chunk0[OFD_CHUNK];
-        g_fd.chunk = g_fd.chunk0_given ? ioh_map_anon(OFD_CHUNK * sizeof *g_fd.chunk)
-                                       : g_ofd_chunk0;
-        g_fd.chunk0_given = 1;
+        g_fd.chunk = ioh_pool_chunk(g_ofd_chunk0, &g_fd.chunk0_given, sizeof g_ofd_chunk0);
         g_fd.chunk_used = 0;
         if (!g_fd.chunk)
             return NULL;

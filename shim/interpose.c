@@ -323,7 +323,7 @@ static inline void policy_observe(int fd, struct ioh_ofd *o, int64_t off, uint64
 static inline int quiet_lane(const struct ioh_ofd *o, size_t n, const struct call *c)
 {
     uint32_t q = o ? atomic_load_explicit(&o->quiet, memory_order_relaxed) : 0;
-    if (__builtin_expect(q == 0, 1) || !ioh_quiet_fits(q, n) || (c->flags & IOH_EV_SIGNAL) ||
+    if (__builtin_expect(!ioh_quiet_fits(q, n), 1) || (c->flags & IOH_EV_SIGNAL) ||
         ioh_trace_enabled() || ioh__lttng_emit)
         return 0;
     struct ioh_ofd *w = (struct ioh_ofd *)o;
@@ -803,16 +803,15 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
 {
     if (!observe())
         return real_pread(fd, buf, n, off);
-    struct call c;
-    uint64_t mark = ioh_fd_rebind_mark(fd);      /* before the lookup: fdtab.h */
-    struct ioh_ofd *o = ioh_fd_get(fd);
-    struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
     /* A cancellation point, served or not: tested before anything is
      * copied or claimed, and outside enter..leave, where a cancel pending
      * at the kernel's pread would leave the thread's depth up for its
      * cleanup handlers' reads (found by review; a call beside a system
      * call, and a served read must test anyway). */
     pthread_testcancel();
+    struct call c;
+    uint64_t mark = ioh_fd_rebind_mark(fd);      /* before the lookup: fdtab.h */
+    struct ioh_ofd *o = ioh_fd_get(fd);
     enter_untimed(&c);
     c.flags |= flags;
     int quiet = quiet_lane(o, n, &c);
@@ -821,6 +820,7 @@ static ssize_t do_pread(int fd, void *buf, size_t n, off64_t off, uint16_t flags
     ssize_t r;
     int err = 0;                  /* errno is read and set only on failure: the
                                      shim's own work never touches it */
+    struct ioh_coalesce *cb = o ? atomic_load_explicit(&o->cb, memory_order_acquire) : NULL;
     if (cb && off >= 0 && blocks_ok() && mark != IOH_FD_REBIND_NONE) {
         r = ioh_coalesce_pread(cb, fd, o, mark, buf, n, off, &err);
         c.flags |= IOH_EV_SERVED;
