@@ -309,6 +309,11 @@ static inline int ioh_coalesce_single_thread(void)
     return 0;
 }
 
+static inline int ioh_cas_local(_Atomic int64_t *p, int64_t expected, int64_t desired)
+{
+    return atomic_compare_exchange_strong(p, &expected, desired);
+}
+
 static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, int fd,
                                                 struct ioh_ofd *o, uint64_t mark, void *buf,
                                                 size_t n)

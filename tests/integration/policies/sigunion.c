@@ -1,7 +1,7 @@
 /* sigunion - a SIGALRM handler and the main loop read() one descriptor; what
  * they got together must be the file, every byte exactly once.
  *
- * usage: sigunion FILE [USEC] [TELL] [dup]
+ * usage: sigunion FILE [USEC] [TELL] [dup|fixed|fixed-dup]
  *        sigunion --make FILE SIZE
  *
  * FILE holds 32-bit little-endian words, each equal to its own index, so the
@@ -20,6 +20,14 @@
  * the loop it interrupted may be inside a read (found by review: the shim's
  * sync put the kernel offset where that read had started, and the handler
  * got the same bytes as the loop).
+ * With `fixed`, the main loop and the handler read 8 KiB every time: under
+ * auto the stream settles into the quiet lane of a private description,
+ * which in a process with one thread pread()s and claims without the full
+ * path (interpose.c, private_quiet_read), and the handler's reads, in that
+ * lane too, land inside the loop's; `fixed-dup` is both, the dup at the
+ * handler's 65th read, once the lane is open: it shares the description
+ * while the loop is, most likely, between its pread and its claim (a
+ * signal comes as the pread returns).
  * Prints "OK main=N handler=M" (counts vary) or exits 1 with the problem.
  */
 #include <fcntl.h>
@@ -38,6 +46,8 @@ struct piece {
 
 static int g_fd;
 static volatile sig_atomic_t g_dup_mode, g_hfd = -1;   /* the handler's descriptor */
+static int g_fixed;                /* the main loop reads FIXED_READ bytes each time */
+#define FIXED_READ 8192
 static struct piece *g_pieces;
 static int g_np;                   /* claimed with an atomic add: lock-free */
 static volatile sig_atomic_t g_handler, g_eof, g_bad, g_herr;
@@ -72,12 +82,13 @@ static void on_alarm(int sig)
     (void)sig;
     int saved = errno;
     if (!g_eof) {
-        uint32_t buf[16];
+        uint32_t buf[FIXED_READ / 4];
         g_hseed = g_hseed * 1103515245u + 12345u;
-        size_t n = 4 * (1 + (g_hseed >> 16) % 16);
-        if (g_hfd < 0)
+        size_t n = g_fixed ? FIXED_READ : 4 * (1 + (g_hseed >> 16) % 16);
+        if (g_hfd < 0 && !(g_fixed && g_dup_mode && g_handler < 64))
             g_hfd = g_dup_mode ? dup(g_fd) : g_fd;
-        ssize_t r = g_hfd < 0 ? -1 : read(g_hfd, buf, n);
+        int fd = g_hfd >= 0 ? g_hfd : g_fd;
+        ssize_t r = fd < 0 ? -1 : read(fd, buf, n);
         if (r < 0) {
             g_herr++;
         } else if (r > 0) {
@@ -105,11 +116,14 @@ int main(int argc, char **argv)
             fwrite(&i, 4, 1, f);
         return !f || fclose(f) != 0;
     }
-    if (argc < 2 || argc > 5 || (argc == 5 && strcmp(argv[4], "dup")))
-        die("usage: sigunion FILE [USEC] [TELL] [dup] | sigunion --make FILE SIZE");
+    const char *mode = argc == 5 ? argv[4] : "";
+    if (argc < 2 || argc > 5 ||
+        (argc == 5 && strcmp(mode, "dup") && strcmp(mode, "fixed") && strcmp(mode, "fixed-dup")))
+        die("usage: sigunion FILE [USEC] [TELL] [dup|fixed|fixed-dup] | sigunion --make FILE SIZE");
     long usec = argc > 2 ? atol(argv[2]) : 20;
     int tell = argc > 3 && atoi(argv[3]);
-    g_dup_mode = argc == 5;
+    g_dup_mode = !strcmp(mode, "dup") || !strcmp(mode, "fixed-dup");
+    g_fixed = !strncmp(mode, "fixed", 5);
     g_pieces = calloc(MAXP, sizeof *g_pieces);
     g_fd = open(argv[1], O_RDONLY);
     if (!g_pieces || g_fd < 0)
@@ -125,10 +139,10 @@ int main(int argc, char **argv)
     time_t t0 = time(NULL);
     unsigned seed = 7;
     long main_reads = 0, tells = 0;
-    uint32_t buf[100];
+    uint32_t buf[FIXED_READ / 4];
     for (;;) {
         seed = seed * 1103515245u + 12345u;
-        size_t n = 4 * (1 + (seed >> 16) % 100);
+        size_t n = g_fixed ? FIXED_READ : 4 * (1 + (seed >> 16) % 100);
         ssize_t r = read(g_fd, buf, n);
         if (r < 0) {
             if (errno == EINTR)
