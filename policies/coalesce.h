@@ -291,12 +291,12 @@ static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, int fd,
      * tests; no count of syncs loaded before pos, as the threaded claims
      * have, nor a look at the flags: a load and a compiler barrier more
      * made seed 002's loop 8.7% slower, the flags 4%. */
-    if (__builtin_expect(!ioh_fd_rebind_same(fd, mark), 0) ||
-        __builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed) != 1 &&
-                             !ioh__ofd_fast_claim_stands(o, pos + (int64_t)n), 0)) {
-        ioh_cas_local(&o->offset, pos + (int64_t)n, pos);
-        return -1;
-    }
+    if ((__builtin_expect(!ioh_fd_rebind_same(fd, mark), 0) ||
+         __builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed) != 1 &&
+                              !ioh__ofd_fast_claim_stands(o, pos + (int64_t)n), 0)) &&
+        ioh_cas_local(&o->offset, pos + (int64_t)n, pos))
+        return -1;                /* (not given back: a read or seek went on
+                                     from our end since, and ours stands) */
     atomic_store_explicit(&o->fast_end, pos + (int64_t)n, memory_order_relaxed);
     if (__builtin_expect(++cb->fast_reads == 0, 0))   /* counted on the block (above) */
         cb->fast_wraps++;         /* every 2^32 (~40 s of 4-byte reads; review) */

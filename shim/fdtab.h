@@ -54,7 +54,7 @@ struct ioh_coalesce;
 #define IOH_OFD_PROBING   0x400u  /* ... a thread is doing it */
 #define IOH_PROBE_AFTER   4u
 
-#define IOH_OFD_PATH_INLINE 272     /* struct ioh_ofd: 448 bytes, 7 cache lines */
+#define IOH_OFD_PATH_INLINE 264     /* struct ioh_ofd: 448 bytes, 7 cache lines */
 #define IOH_OFD_PATH_MAX    4095   /* longer paths are cut (a page, with its NUL) */
 
 struct ioh_ofd {
@@ -120,7 +120,7 @@ struct ioh_ofd {
 };
 _Static_assert(offsetof(struct ioh_ofd, quiet_n) + sizeof(uint32_t) <= 64,
                "a read's fields of struct ioh_ofd in its first cache line");
-_Static_assert(sizeof(struct ioh_ofd) % 64 == 0, "struct ioh_ofd: whole cache lines");
+_Static_assert(sizeof(struct ioh_ofd) == 448, "struct ioh_ofd: 7 whole cache lines (IOH_OFD_PATH_INLINE)");
 
 /* Per-fd state beyond the ofd: the stdio stream reading through this fd. The
  * stream's position is stream_end - (bytes left in its buffer), see
@@ -427,9 +427,14 @@ static inline int ioh_ofd_claim(struct ioh_ofd *o, int64_t *expected, int64_t to
         return 0;
     if (__builtin_expect(atomic_load(&o->syncs) != syncs0, 0) &&
         !ioh__ofd_claim_stands(o, to)) {
-        int64_t back = to;        /* given back: nothing consumed */
-        atomic_compare_exchange_strong(&o->offset, &back, *expected);
-        return -1;
+        /* Given back: nothing consumed. Unless a read or seek has gone on
+         * from `to` since: it came after ours, which then stands (a signal
+         * handler that read after our claim and then dup'd synced the
+         * kernel offset past both reads; given back, ours was lost: found
+         * by review). */
+        int64_t back = to;
+        if (atomic_compare_exchange_strong(&o->offset, &back, *expected))
+            return -1;
     }
     ioh_ofd_mark_lagging(o);
     return 1;

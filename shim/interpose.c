@@ -1016,7 +1016,6 @@ static inline ssize_t private_quiet_read(int fd, struct ioh_ofd *o, uint64_t mar
         atomic_load_explicit(&o->lagging, memory_order_relaxed) != 1 ||
         atomic_load_explicit(&o->fast_end, memory_order_relaxed) != pos || !ioh_ofd_lazy(o))
         return IOH_NO_LANE;
-    o->quiet_n++;
     int *errp = &errno, err = *errp;
     ssize_t r = real_pread(fd, buf, n, pos);
     if (!ioh_fd_rebind_same(fd, mark)) {
@@ -1028,14 +1027,15 @@ static inline ssize_t private_quiet_read(int fd, struct ioh_ofd *o, uint64_t mar
     if ((size_t)r != n || !ioh_cas_local(&o->offset, pos, pos + (int64_t)n))
         return IOH_NO_LANE;
     /* As in ioh_coalesce_read_fast_st: a handler's close or sync before
-     * the claim voids it. */
-    if (__builtin_expect(!ioh_fd_rebind_same(fd, mark), 0) ||
-        __builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed) != 1 &&
-                             !ioh__ofd_fast_claim_stands(o, pos + (int64_t)n), 0)) {
-        ioh_cas_local(&o->offset, pos + (int64_t)n, pos);
+     * the claim voids it, unless a read or seek has gone on from our end
+     * since (the give-back fails): that came after ours, which stands. */
+    if ((__builtin_expect(!ioh_fd_rebind_same(fd, mark), 0) ||
+         __builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed) != 1 &&
+                              !ioh__ofd_fast_claim_stands(o, pos + (int64_t)n), 0)) &&
+        ioh_cas_local(&o->offset, pos + (int64_t)n, pos))
         return IOH_NO_LANE;
-    }
     atomic_store_explicit(&o->fast_end, pos + (int64_t)n, memory_order_relaxed);
+    o->quiet_n++;                 /* (a read that falls back is counted there) */
     return (ssize_t)n;
 }
 
@@ -1055,9 +1055,9 @@ static __attribute__((noinline)) ssize_t kernel_lanes(int fd, struct ioh_ofd *o,
             if (offset_settled(o))
                 return shared_quiet_read(fd, o, buf, n);
         } else {
-            ssize_t r = private_quiet_read(fd, o, mark, buf, n);
-            if (r != IOH_NO_LANE)
-                return r;
+            /* Not on to kernel_only, which never takes a private seekable
+             * description: after a rebind o may be another file's. */
+            return private_quiet_read(fd, o, mark, buf, n);
         }
     }
     if (kernel_only(o))

@@ -610,7 +610,8 @@ void ioh_trace_announce(struct ioh_ofd *o, uint64_t t)
     /* Read once: a racing close may hand o to another file meanwhile (the
      * record then names either, fdtab.h). The path and its length may come
      * from different files, so the length is held to the buffer read: never
-     * past the 232 bytes of path_inline, whatever the other path's length. */
+     * past the IOH_OFD_PATH_INLINE bytes of path_inline, whatever the other
+     * path's length. */
     const char *path = o->path;
     size_t len = o->path_len;
     size_t cap = path == o->path_inline ? IOH_OFD_PATH_INLINE - 1 : IOH_OFD_PATH_MAX;

@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(
   gcc meson ninja-build pkg-config
   libunwind-dev libcmocka-dev liblttng-ust-dev liburing-dev libfuse3-dev fuse3
-  python3 strace util-linux
+  python3 strace util-linux gdb
   samtools sqlite3 fio xz-utils bzip2 gzip tar
   lttng-tools babeltrace2
 )

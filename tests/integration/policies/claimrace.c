@@ -1,0 +1,100 @@
+/* claimrace - a signal handler that reads the descriptor the main loop
+ * reads, then dups it, closes it, or seeks and closes it, run under gdb
+ * (test_claimrace.sh) so that the handler runs right after the main loop's
+ * read claimed its range of the logical offset: in the window between the
+ * claim and the checks after it, which a timer hits about once in hundreds
+ * of runs (found by review, with gdb; INTERPOSITION.md section 8).
+ *
+ * usage: claimrace FILE dup|close|seekclose
+ *
+ * FILE holds 32-bit words equal to their index (sigunion --make). The main
+ * loop reads 8 KiB at a time until EOF or an error; SIGUSR1 (sent by gdb)
+ * makes the handler read 8 KiB, then act. Every read's first word says
+ * where it came from: sorted, the reads must tile the file from 0 with no
+ * gap and no overlap, up to where the loop stopped (EBADF once the handler
+ * closed the descriptor: the kernel finishes the read the handler
+ * interrupted, and fails the next). Prints "OK reads=N handler=H" or
+ * "FAIL: ..." (exit 1).
+ */
+#include <fcntl.h>
+#include <signal.h>
+
+#include "progs.h"
+
+#define PIECE 8192
+#define MAXREADS 100000
+
+static int g_fd;
+static int g_mode;                 /* 0 dup, 1 close, 2 seekclose */
+static uint32_t g_first[MAXREADS]; /* the first word of each read */
+static int g_n;
+static volatile sig_atomic_t g_handler;
+
+static void record(const uint32_t *w, ssize_t r)
+{
+    if (r > 0 && g_n < MAXREADS)
+        g_first[g_n++] = w[0];
+}
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    uint32_t buf[PIECE / 4];
+    ssize_t r = read(g_fd, buf, sizeof buf);
+    record(buf, r);
+    g_handler++;
+    if (g_mode == 0)
+        (void)dup(g_fd);
+    else if (g_mode == 2)
+        (void)lseek(g_fd, 0, SEEK_CUR);
+    if (g_mode != 0)
+        close(g_fd);
+    errno = saved;
+}
+
+/* gdb stops here, with the descriptor open, to set its watchpoint. */
+void claimrace_ready(int fd);
+__attribute__((noinline)) void claimrace_ready(int fd)
+{
+    __asm__ volatile("" : : "r"(fd) : "memory");
+}
+
+static int by_word(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        die("usage: claimrace FILE dup|close|seekclose");
+    g_mode = !strcmp(argv[2], "dup") ? 0 : !strcmp(argv[2], "close") ? 1
+           : !strcmp(argv[2], "seekclose") ? 2 : -1;
+    if (g_mode < 0)
+        die("mode: dup, close or seekclose, not %s", argv[2]);
+    g_fd = open(argv[1], O_RDONLY);
+    if (g_fd < 0)
+        die("open %s", argv[1]);
+    struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+    claimrace_ready(g_fd);
+    uint32_t buf[PIECE / 4];
+    ssize_t r;
+    while ((r = read(g_fd, buf, sizeof buf)) > 0)
+        record(buf, r);
+    if (r < 0 && !(errno == EBADF && g_mode != 0 && g_handler))
+        die("read");
+    qsort(g_first, (size_t)g_n, sizeof *g_first, by_word);
+    for (int i = 0; i < g_n; i++)
+        if (g_first[i] != (uint32_t)i * (PIECE / 4)) {
+            out("FAIL: read %d of %d starts at byte %llu, expected %llu (%s)\n", i, g_n,
+                4ull * g_first[i], 4ull * i * (PIECE / 4),
+                g_first[i] > (uint32_t)i * (PIECE / 4) ? "bytes never read" : "bytes read twice");
+            return 1;
+        }
+    out("OK reads=%d handler=%d\n", g_n, (int)g_handler);
+    return 0;
+}
