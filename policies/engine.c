@@ -112,9 +112,12 @@ struct ioh_pol_file {
     uint32_t shared_reads;         /* read()s at a shared offset, since reads_decided */
     int unservable;                /* its reads are such read()s: no block serves them */
     /* auto on a settled sequential stream: reads held back from the
-     * classifier (ioh_pol_observe), all of q_len bytes, from q_from on */
+     * classifier (ioh_pol_observe), all of q_len bytes (or of the sizes
+     * IOH_QUIET_WIDE takes: q_bytes in all), from q_from on */
     uint32_t q_n;
     uint64_t q_len;
+    uint64_t q_bytes;
+    uint32_t q_small;              /* reads below a page in a row, in a wide stream */
     int64_t q_from;
     uint64_t q_t;
     uint32_t quiet_k;              /* o->quiet_n at the last read seen */
@@ -944,6 +947,43 @@ static int settled(const struct ioh_pol_file *pf)
            !(pf->act.flags & (IOH_ACT_PREFETCH | IOH_ACT_WINDOW | IOH_ACT_NOREUSE));
 }
 
+/* Whether a read of len bytes is of the stream's size (q_len), or of the
+ * sizes of a wide stream. */
+static int quiet_size(uint64_t q_len, uint64_t len)
+{
+    return q_len == IOH_QUIET_WIDE ? ioh_quiet_fits(q_len, len) : len == q_len;
+}
+
+/* The stream's size after a whole read of len bytes: len, or
+ * IOH_QUIET_WIDE once two sizes a sixteenth apart or more follow each
+ * other, both from a page to a MiB, and while the sizes stay there - but
+ * for up to WIDE_SMALL_RUN smaller reads in a row, which are seen (they do
+ * not fit the lane) and leave the stream wide: index_reader's blocks are
+ * 2-30 KiB, one in 17 below a page. More of them in a row is a stream that
+ * may be changing to small reads, which a block may serve. */
+#define WIDE_SMALL_RUN 4
+static uint64_t stream_size(struct ioh_pol_file *pf, uint64_t len, int contiguous,
+                            int after_unseen)
+{
+    uint64_t prev = pf->q_len;
+    int wide_len = ioh_quiet_fits(IOH_QUIET_WIDE, len);
+    if (after_unseen)             /* reads of the lane's sizes came between */
+        pf->q_small = 0;
+    if (prev == IOH_QUIET_WIDE && contiguous) {
+        if (wide_len) {
+            pf->q_small = 0;
+            return IOH_QUIET_WIDE;
+        }
+        if (len < IOH_QUIET_WIDE_MIN && ++pf->q_small <= WIDE_SMALL_RUN)
+            return IOH_QUIET_WIDE;
+    }
+    pf->q_small = 0;
+    if (contiguous && wide_len && ioh_quiet_fits(IOH_QUIET_WIDE, prev) &&
+        !ioh_quiet_fits(prev, len))
+        return IOH_QUIET_WIDE;
+    return len;
+}
+
 static int quiet_read(struct ioh_pol_file *pf, int64_t off, uint64_t len, int64_t ret,
                       uint64_t t, int same_thread)
 {
@@ -954,28 +994,30 @@ static int quiet_read(struct ioh_pol_file *pf, int64_t off, uint64_t len, int64_
         pf->reads >= pf->next_decision)
         return 0;
     if (pf->q_n == 0) {
-        if (len != pf->q_len || (uint64_t)off < ioh_cls_max_end(pf->cls))
+        if (!quiet_size(pf->q_len, len) || (uint64_t)off < ioh_cls_max_end(pf->cls))
             return 0;
         pf->q_from = off;
         pf->q_t = t;
-    } else if (len != pf->q_len || pf->q_n >= QUIET_BATCH) {
+        pf->q_bytes = 0;
+    } else if (!quiet_size(pf->q_len, len) || pf->q_n >= QUIET_BATCH) {
         return 0;
     }
     pf->q_n++;
+    pf->q_bytes += len;
     return 1;
 }
 
-/* Hand the reads quiet_read held back to the classifier: one extent, and
- * the pages of the reads after its first. */
+/* Hand the reads quiet_read held back to the classifier: one extent, of
+ * their size (their mean size, in a wide stream), and the pages of the
+ * reads after its first. */
 static void quiet_flush(struct ioh_pol_file *pf)
 {
     if (pf->q_n) {
-        uint64_t bytes = (uint64_t)pf->q_n * pf->q_len;
-        struct ioh_cls_event e = {.t = pf->q_t, .off = pf->q_from, .len = pf->q_len,
-                                  .ret = (int64_t)bytes};
+        uint64_t len = pf->q_bytes / pf->q_n;
+        struct ioh_cls_event e = {.t = pf->q_t, .off = pf->q_from, .len = len,
+                                  .ret = (int64_t)pf->q_bytes};
         ioh_cls_feed(pf->cls, &e);
-        ioh_cls_remember_reads(pf->cls, (uint64_t)pf->q_from + pf->q_len, pf->q_len,
-                               pf->q_n - 1);
+        ioh_cls_remember_reads(pf->cls, (uint64_t)pf->q_from + len, len, pf->q_n - 1);
         pf->q_n = 0;
     }
 }
@@ -1006,7 +1048,8 @@ static void quiet_lane(struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t end)
         atomic_fetch_add_explicit(&g.unseen, k - pf->quiet_k - 1, memory_order_relaxed);
     pf->quiet_k = k;
     uint32_t len = settled(pf) && pf->decide_every > DECIDE_EVERY && !pf->threaded &&
-                           pf->slow_ewma <= SLOW_READ_NS && pf->q_len <= QUIET_MAX_LEN &&
+                           pf->slow_ewma <= SLOW_READ_NS &&
+                           (pf->q_len <= QUIET_MAX_LEN || pf->q_len == IOH_QUIET_WIDE) &&
                            !atomic_load_explicit(&o->cb, memory_order_relaxed)
                        ? (uint32_t)pf->q_len
                        : 0;
@@ -1083,10 +1126,15 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             struct ioh_cls_event e = {.t = t, .off = from, .len = (uint64_t)(end - from),
                                       .ret = end - from};
             int fed = cls_feed(pf, &e);
-            /* A stream that jumps or changes its size may be changing. */
-            if (from != pf->run_end || !ioh_quiet_fits(pf->q_len, len))
+            /* A stream that jumps or changes its size may be changing (a
+             * wide one: when it becomes wide, and when its sizes leave the
+             * range; stream_size). */
+            uint64_t q = (uint64_t)ret != len ? 0
+                                              : stream_size(pf, len, from == pf->run_end, from < off);
+            if (from != pf->run_end ||
+                (q == IOH_QUIET_WIDE ? pf->q_len != IOH_QUIET_WIDE : !ioh_quiet_fits(pf->q_len, len)))
                 decide_soon(pf, DECIDE_EVERY);
-            pf->q_len = (uint64_t)ret == len ? len : 0;
+            pf->q_len = q;
             if (fed && pf->reads >= pf->next_decision) {
                 /* Each decision that finds a settled stream as it was waits
                  * twice as long for the next one, up to DECIDE_SETTLED
@@ -1097,7 +1145,8 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
                  * would be 64 GiB between decisions. */
                 int same = decide(fd, o, pf);
                 uint32_t every = pf->decide_every ? pf->decide_every : DECIDE_EVERY;
-                int quiet_kind = pf->q_len != 0 && pf->q_len <= QUIET_MAX_LEN;
+                int quiet_kind = pf->q_len != 0 &&
+                                 (pf->q_len <= QUIET_MAX_LEN || pf->q_len == IOH_QUIET_WIDE);
                 /* A decision within DECIDE_EVERY reads of a jump or a change
                  * of size has mostly the old reads in the classifier's ring:
                  * its "same" confirms nothing (a change 1-32 reads before a

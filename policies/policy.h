@@ -84,8 +84,19 @@ void ioh_pol_released(struct ioh_ofd *o);
  * went by unseen (awk < file under auto 1.05x of no shim warm; found by a
  * new-user test). What the lane stands for (no block, no hint, no
  * prefetch) does not change within a sixteenth. */
+/* The wide lane: a stream whose whole reads vary in size from a page to a
+ * MiB (index_reader's blocks, 2-30 KiB, read in file order) is one
+ * sequential stream too, and the sizes in that range change nothing of
+ * what auto does (a block only for requests below a page; a look-ahead or
+ * a hint for the stream, not its request size). o->quiet is then
+ * IOH_QUIET_WIDE, and any size in the range fits. */
+#define IOH_QUIET_WIDE     0xffffffffu
+#define IOH_QUIET_WIDE_MIN 4096u
+#define IOH_QUIET_WIDE_MAX (1u << 20)
 static inline int ioh_quiet_fits(uint64_t quiet, uint64_t n)
 {
+    if (quiet == IOH_QUIET_WIDE)
+        return n >= IOH_QUIET_WIDE_MIN && n <= IOH_QUIET_WIDE_MAX;
     uint64_t hi = n > quiet ? n : quiet, lo = n > quiet ? quiet : n;
     return lo != 0 && (lo < 16 ? hi == lo : hi - lo <= hi / 16);
 }

@@ -990,6 +990,16 @@ static void quiet_sizes_fit(void **state)
     assert_false(ioh_quiet_fits(0, 4096));
     assert_false(ioh_quiet_fits(4096, 0));
     assert_false(ioh_quiet_fits(0, 0));
+    /* The wide lane: any size from a page to a MiB, nothing else. */
+    assert_true(ioh_quiet_fits(IOH_QUIET_WIDE, 4096));
+    assert_true(ioh_quiet_fits(IOH_QUIET_WIDE, 30718));
+    assert_true(ioh_quiet_fits(IOH_QUIET_WIDE, 1u << 20));
+    assert_false(ioh_quiet_fits(IOH_QUIET_WIDE, 4095));
+    assert_false(ioh_quiet_fits(IOH_QUIET_WIDE, (1u << 20) + 1));
+    assert_false(ioh_quiet_fits(IOH_QUIET_WIDE, 0));
+    assert_false(ioh_quiet_fits(IOH_QUIET_WIDE, 4));
+    /* and no plain lane is wide (sizes stop at QUIET_MAX_LEN, 1 MiB) */
+    assert_false(ioh_quiet_fits(1u << 20, 4096));
 }
 
 int main(void)

@@ -389,6 +389,60 @@ LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
 cmp -s "$T/preads.want" "$T/preads.out" || { show "$T/preads.out"; fail "quiet preads: output differs"; }
 grep -Eq 'auto decisions [2-9], reads let go unseen 1[0-9]{3}$' "$T/preads.stats" ||
     { show "$T/preads.stats"; fail "quiet preads: expected 2 decisions (sequential, then sparse) and about 1,900 reads let go"; }
+# (7) The wide lane (policy.h): preads of 4-32 KiB, each where the last
+# ended, then 600 at random places: most of the first go by unseen as
+# well, and auto still sees the jump. (8) 2-30 KiB, as index_reader's
+# blocks (one in 15 below a page, seen, and the stream stays wide): most go
+# by unseen. (9) 1,500 of 4-32 KiB, then 64-byte reads to the end: these
+# are seen, every one (they fit no lane). (10) 100-300 bytes: no lane.
+cat >"$T/varied.py" <<'PY'
+import hashlib, os, random, sys
+fd = os.open(sys.argv[2], os.O_RDONLY)
+h = hashlib.sha256()
+rnd = random.Random(3)
+size = os.fstat(fd).st_size
+off = 0
+def read(n):
+    global off
+    b = os.pread(fd, n, off)
+    h.update(b)
+    off += len(b)
+    return b
+if sys.argv[1] == "wide":
+    while off < 12 << 20:
+        read(rnd.randint(4096, 32768))
+    for _ in range(600):
+        h.update(os.pread(fd, 8192, rnd.randrange(0, size - 8192)))
+elif sys.argv[1] == "wide2":
+    while read(rnd.randint(2048, 30720)):
+        pass
+elif sys.argv[1] == "turn":
+    for _ in range(1500):
+        read(rnd.randint(4096, 32768))
+    while read(64):
+        pass
+else:
+    while read(rnd.randint(100, 300)):
+        pass
+print(h.hexdigest())
+PY
+for mode in wide wide2 turn small; do
+    /usr/bin/python3 "$T/varied.py" $mode "$T/switch.bin" >"$T/varied-$mode.want"
+    LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
+        /usr/bin/python3 "$T/varied.py" $mode "$T/switch.bin" >"$T/varied-$mode.out" 2>"$T/varied-$mode.stats"
+    cmp -s "$T/varied-$mode.want" "$T/varied-$mode.out" || { show "$T/varied-$mode.out"; fail "varied $mode: output differs"; }
+done
+unseen=$(sed -n 's/.*auto decisions [2-9], reads let go unseen \([0-9]*\)$/\1/p' "$T/varied-wide.stats")
+[[ -n $unseen && $unseen -ge 400 ]] ||
+    { show "$T/varied-wide.stats"; fail "wide lane: ${unseen:-no} of ~680 varied reads let go unseen with 2+ decisions, expected most"; }
+unseen=$(sed -n 's/.*reads let go unseen \([0-9]*\)$/\1/p' "$T/varied-wide2.stats")
+[[ -n $unseen && $unseen -ge 500 ]] ||
+    { show "$T/varied-wide2.stats"; fail "wide lane, 2-30 KiB: ${unseen:-no} of ~1,050 reads let go unseen, expected most"; }
+unseen=$(sed -n 's/.*reads let go unseen \([0-9]*\)$/\1/p' "$T/varied-turn.stats")
+[[ -n $unseen && $unseen -lt 1500 ]] ||
+    { show "$T/varied-turn.stats"; fail "wide lane, then 64-byte reads: ${unseen:-no} let go unseen, expected fewer than the 1,500 wide ones"; }
+grep -q 'reads let go unseen 0$' "$T/varied-small.stats" ||
+    { show "$T/varied-small.stats"; fail "100-300 byte reads: let go unseen (no lane below a page)"; }
 /usr/bin/python3 "$switch" small "$T/switch.bin" >"$T/quiet-small.want"
 LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
     /usr/bin/python3 "$switch" small "$T/switch.bin" >"$T/quiet-small.out" 2>"$T/quiet-small.stats"
@@ -396,7 +450,7 @@ cmp -s "$T/quiet-small.want" "$T/quiet-small.out" || { show "$T/quiet-small.out"
 served=$(sed -n 's/.*coalesce: [0-9]* reads, \([0-9]*\) served.*/\1/p' "$T/quiet-small.stats")
 [[ -n $served && $served -ge 50 ]] ||
     { show "$T/quiet-small.stats"; fail "quiet small: ${served:-no} reads served from blocks after the stream's size changed, expected 60"; }
-CASES=$((CASES + 5))
+CASES=$((CASES + 9))
 
 slowfs_available || skip "no slowfs, /dev/fuse or fusermount3"
 
