@@ -270,39 +270,6 @@ static inline int ioh_cas_local(_Atomic int64_t *p, int64_t expected, int64_t de
                      : "memory", "cc");
     return ok;
 }
-
-static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, int fd,
-                                                struct ioh_ofd *o, uint64_t mark, void *buf,
-                                                size_t n)
-{
-    if (!ioh_ofd_lazy(o) || !ioh_coalesce_buf_ok(buf, n))
-        return -1;
-    int64_t pos = atomic_load_explicit(&o->offset, memory_order_relaxed);
-    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed) ||
-        ioh_coalesce_copy(cb, o, pos, buf, n) != n || !ioh_fd_rebind_same(fd, mark) ||
-        !ioh_cas_local(&o->offset, pos, pos + (int64_t)n))
-        return -1;
-    /* A handler that closed fd between the check and the claim (and opened
-     * another file into o) would have had its offset moved, and one that
-     * shared and synced o (a dup) before the claim put the kernel offset at
-     * pos, and may have read from there (ioh_ofd_claim): give it back. (A
-     * handler's sync after the claim put it at pos + n: the claim stands.)
-     * Any sync leaves o not lagging (1), which is all the common case
-     * tests; no count of syncs loaded before pos, as the threaded claims
-     * have, nor a look at the flags: a load and a compiler barrier more
-     * made seed 002's loop 8.7% slower, the flags 4%. */
-    if ((__builtin_expect(!ioh_fd_rebind_same(fd, mark), 0) ||
-         __builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed) != 1 &&
-                              !ioh__ofd_fast_claim_stands(o, pos + (int64_t)n), 0)) &&
-        ioh_cas_local(&o->offset, pos + (int64_t)n, pos))
-        return -1;                /* (not given back: a read or seek went on
-                                     from our end since, and ours stands) */
-    atomic_store_explicit(&o->fast_end, pos + (int64_t)n, memory_order_relaxed);
-    if (__builtin_expect(++cb->fast_reads == 0, 0))   /* counted on the block (above) */
-        cb->fast_wraps++;         /* every 2^32 (~40 s of 4-byte reads; review) */
-    cb->fast_bytes += n;
-    return (ssize_t)n;
-}
 #else
 static inline int ioh_coalesce_single_thread(void)
 {
@@ -313,7 +280,54 @@ static inline int ioh_cas_local(_Atomic int64_t *p, int64_t expected, int64_t de
 {
     return atomic_compare_exchange_strong(p, &expected, desired);
 }
+#endif
 
+/* The claim of [pos, pos + n) of fd's description o by a read of a process
+ * with one thread, whose bytes came while fd was bound as at `mark` (the
+ * caller checked that after its copy or system call): 1 if it stands, 0 if
+ * nothing is claimed (a handler's read or seek moved the offset first, or
+ * the claim was given back). A handler that closed fd between that check
+ * and the claim (and opened another file into o) would have had its offset
+ * moved, and one that shared and synced o (a dup) before the claim put the
+ * kernel offset at pos, and may have read from there (ioh_ofd_claim): give
+ * it back - unless a read or seek went on from pos + n since, which the
+ * give-back finds (it fails): that came after ours, and ours stands (a
+ * handler that read after the claim and then dup'd or closed fd; found by
+ * review). (A handler's sync after the claim put the kernel offset at pos
+ * + n or later: the claim stands.) Any sync leaves o not lagging (1),
+ * which is all the common case tests; no count of syncs loaded before
+ * pos, as the threaded claims have, nor a look at the flags: a load and a
+ * compiler barrier more made seed 002's loop 8.7% slower, the flags 4%. */
+static inline int ioh_ofd_claim_st(struct ioh_ofd *o, int fd, uint64_t mark, int64_t pos,
+                                   int64_t n)
+{
+    if (!ioh_cas_local(&o->offset, pos, pos + n))
+        return 0;
+    return !((__builtin_expect(!ioh_fd_rebind_same(fd, mark), 0) ||
+              __builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed) != 1 &&
+                                   !ioh__ofd_fast_claim_stands(o, pos + n), 0)) &&
+             ioh_cas_local(&o->offset, pos + n, pos));
+}
+
+#if defined(__x86_64__)
+static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, int fd,
+                                                struct ioh_ofd *o, uint64_t mark, void *buf,
+                                                size_t n)
+{
+    if (!ioh_ofd_lazy(o) || !ioh_coalesce_buf_ok(buf, n))
+        return -1;
+    int64_t pos = atomic_load_explicit(&o->offset, memory_order_relaxed);
+    if (!atomic_load_explicit(&o->lagging, memory_order_relaxed) ||
+        ioh_coalesce_copy(cb, o, pos, buf, n) != n || !ioh_fd_rebind_same(fd, mark) ||
+        !ioh_ofd_claim_st(o, fd, mark, pos, (int64_t)n))
+        return -1;
+    atomic_store_explicit(&o->fast_end, pos + (int64_t)n, memory_order_relaxed);
+    if (__builtin_expect(++cb->fast_reads == 0, 0))   /* counted on the block (above) */
+        cb->fast_wraps++;         /* every 2^32 (~40 s of 4-byte reads; review) */
+    cb->fast_bytes += n;
+    return (ssize_t)n;
+}
+#else
 static inline ssize_t ioh_coalesce_read_fast_st(struct ioh_coalesce *cb, int fd,
                                                 struct ioh_ofd *o, uint64_t mark, void *buf,
                                                 size_t n)

@@ -1024,15 +1024,7 @@ static inline ssize_t private_quiet_read(int fd, struct ioh_ofd *o, uint64_t mar
     }
     if (r < 0)
         return r;
-    if ((size_t)r != n || !ioh_cas_local(&o->offset, pos, pos + (int64_t)n))
-        return IOH_NO_LANE;
-    /* As in ioh_coalesce_read_fast_st: a handler's close or sync before
-     * the claim voids it, unless a read or seek has gone on from our end
-     * since (the give-back fails): that came after ours, which stands. */
-    if ((__builtin_expect(!ioh_fd_rebind_same(fd, mark), 0) ||
-         __builtin_expect(atomic_load_explicit(&o->lagging, memory_order_relaxed) != 1 &&
-                              !ioh__ofd_fast_claim_stands(o, pos + (int64_t)n), 0)) &&
-        ioh_cas_local(&o->offset, pos + (int64_t)n, pos))
+    if ((size_t)r != n || !ioh_ofd_claim_st(o, fd, mark, pos, (int64_t)n))
         return IOH_NO_LANE;
     atomic_store_explicit(&o->fast_end, pos + (int64_t)n, memory_order_relaxed);
     o->quiet_n++;                 /* (a read that falls back is counted there) */
