@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/single_threaded.h>
 #include <sys/sysmacros.h>
 
 #include "devcache.h"
@@ -672,13 +673,25 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
     /* A read still in flight (given up on, or not counted) learns where
      * the kernel offset went before it claims (ioh_ofd_claim). Announced
      * before `offset` is read, so that a claim after that read sees it. */
+    int in_flight = (atomic_load(&o->use) & IOH_USE_LAZY_MASK) != 0;
     atomic_store(&o->synced_at, IOH_SYNC_PENDING);
     atomic_fetch_add(&o->syncs, 1);
     int64_t at = sync_kernel(fd, o);
     atomic_store(&o->synced_at, at);
-    /* Shared (the callers share first), it is exact for good; a private one
-     * (a pinned call's sync) may lag again. */
-    atomic_store(&o->lagging, ioh_ofd_private(o) ? 0 : IOH_LAG_SETTLED);
+    /* Shared (the callers share first), it is exact for good. A private one
+     * (a pinned call's sync) is exact now, and may lag again: at once if a
+     * read that may still claim is in flight - one we gave up waiting for
+     * (our own thread's, under a signal handler; one stalled past the
+     * bound), or, in a process of one thread, a read of the fast lanes,
+     * which no count shows (coalesce.h, ioh_ofd_claim_st). Its claim moves
+     * `offset` and not the kernel's: marked exact, a call of the kernel
+     * offset between that claim and its check went unsynced, read bytes
+     * the claim had taken, and moved `offset` on past others (a handler's
+     * zero-byte preadv2(RWF_HIPRI), then another's 8 KiB one; found by
+     * review with gdb: the same bytes twice, and a gap). Lagging, that call
+     * syncs first (one lseek more for a pinned call in such a process). */
+    int may_claim = in_flight || __libc_single_threaded;
+    atomic_store(&o->lagging, !ioh_ofd_private(o) ? IOH_LAG_SETTLED : may_claim ? 1 : 0);
     /* A lazy read of a description that stays private may claim between the
      * check above and the store: its mark_lagging saw 2 and did nothing.
      * Seen here (both sides seq_cst), it lags again (review). */

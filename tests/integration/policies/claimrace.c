@@ -5,19 +5,26 @@
  * claim and the checks after it, which a timer hits about once in hundreds
  * of runs (found by review, with gdb; INTERPOSITION.md section 8).
  *
- * usage: claimrace FILE dup|close|seekclose
+ * usage: claimrace FILE dup|close|seekclose|hipri AT
  *
  * FILE holds 32-bit words equal to their index (sigunion --make). The main
- * loop reads 8 KiB at a time until EOF or an error; SIGUSR1 (sent by gdb)
- * makes the handler read 8 KiB, then act. Every read's first word says
- * where it came from: sorted, the reads must tile the file from 0 with no
- * gap and no overlap, up to where the loop stopped (EBADF once the handler
- * closed the descriptor: the kernel finishes the read the handler
- * interrupted, and fails the next). Prints "OK reads=N handler=H" or
- * "FAIL: ..." (exit 1).
+ * loop reads 8 KiB at a time until EOF or an error, and calls
+ * claimrace_ready (where gdb stops) after its AT-th read: by then a stream
+ * under auto is in the quiet lane. SIGUSR1 (sent by gdb) makes the handler
+ * read 8 KiB, then act. In `hipri` mode SIGUSR1's handler makes a pinned
+ * call of 0 bytes instead (preadv2 at the current offset with RWF_HIPRI:
+ * the shim syncs the kernel offset, gdb sends it inside the main loop's
+ * pread), and SIGUSR2's reads 8 KiB the same way (gdb sends it right after
+ * the main read's claim): found by review, the same bytes twice and a gap.
+ * Every read's first word says where it came from: sorted, the reads must
+ * tile the file from 0 with no gap and no overlap, up to where the loop
+ * stopped (EBADF once the handler closed the descriptor: the kernel
+ * finishes the read the handler interrupted, and fails the next). Prints
+ * "OK reads=N handler=H" or "FAIL: ..." (exit 1).
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/uio.h>
 
 #include "progs.h"
 
@@ -25,7 +32,7 @@
 #define MAXREADS 100000
 
 static int g_fd;
-static int g_mode;                 /* 0 dup, 1 close, 2 seekclose */
+static int g_mode;                 /* 0 dup, 1 close, 2 seekclose, 3 hipri */
 static uint32_t g_first[MAXREADS]; /* the first word of each read */
 static int g_n;
 static volatile sig_atomic_t g_handler;
@@ -36,11 +43,38 @@ static void record(const uint32_t *w, ssize_t r)
         g_first[g_n++] = w[0];
 }
 
+/* A read at the description's offset that the shim makes through the
+ * kernel's (flags: a pinned call, after a sync); 0 bytes: the sync alone. */
+static ssize_t pinned_read(void *buf, size_t n)
+{
+    struct iovec v = {buf, n};
+    ssize_t r = preadv2(g_fd, &v, 1, -1, RWF_HIPRI);
+    if (r < 0)
+        die("preadv2(RWF_HIPRI)");
+    return r;
+}
+
+static void on_usr2(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    uint32_t buf[PIECE / 4];
+    record(buf, pinned_read(buf, sizeof buf));
+    g_handler++;
+    errno = saved;
+}
+
 static void on_usr1(int sig)
 {
     (void)sig;
     int saved = errno;
     uint32_t buf[PIECE / 4];
+    if (g_mode == 3) {
+        pinned_read(buf, 0);
+        g_handler++;
+        errno = saved;
+        return;
+    }
     ssize_t r = read(g_fd, buf, sizeof buf);
     record(buf, r);
     g_handler++;
@@ -68,24 +102,30 @@ static int by_word(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3)
-        die("usage: claimrace FILE dup|close|seekclose");
+    if (argc != 4)
+        die("usage: claimrace FILE dup|close|seekclose|hipri AT");
     g_mode = !strcmp(argv[2], "dup") ? 0 : !strcmp(argv[2], "close") ? 1
-           : !strcmp(argv[2], "seekclose") ? 2 : -1;
+           : !strcmp(argv[2], "seekclose") ? 2 : !strcmp(argv[2], "hipri") ? 3 : -1;
     if (g_mode < 0)
-        die("mode: dup, close or seekclose, not %s", argv[2]);
+        die("mode: dup, close, seekclose or hipri, not %s", argv[2]);
+    long at = atol(argv[3]);
     g_fd = open(argv[1], O_RDONLY);
     if (g_fd < 0)
         die("open %s", argv[1]);
     struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);
-    claimrace_ready(g_fd);
+    sa.sa_handler = on_usr2;
+    sigaction(SIGUSR2, &sa, NULL);
     uint32_t buf[PIECE / 4];
     ssize_t r;
-    while ((r = read(g_fd, buf, sizeof buf)) > 0)
+    long k = 0;
+    while ((r = read(g_fd, buf, sizeof buf)) > 0) {
         record(buf, r);
-    if (r < 0 && !(errno == EBADF && g_mode != 0 && g_handler))
+        if (++k == at)
+            claimrace_ready(g_fd);
+    }
+    if (r < 0 && !(errno == EBADF && (g_mode == 1 || g_mode == 2) && g_handler))
         die("read");
     qsort(g_first, (size_t)g_n, sizeof *g_first, by_word);
     for (int i = 0; i < g_n; i++)

@@ -1,14 +1,21 @@
 #!/bin/bash
-# A signal handler that reads the descriptor the main loop reads and then
-# dups it, closes it, or seeks and closes it (claimrace.c), made to run right
-# after the main loop's read claimed its range of the logical offset: gdb
-# watches the description's offset and sends SIGUSR1 at its 400th change.
-# Under auto (the quiet lane of a process with one thread, in which the
-# stream is by then), sequential (the full path's claim) and coalesce (the
-# read() fast lane of one thread): every byte exactly once. Before the fix,
-# the handler's dup synced the kernel offset past both reads, the main
-# read's claim looked void, its give-back failed, and its bytes were lost
-# (found by review, with gdb): "bytes never read" under all three.
+# Signal handlers made to run (under gdb) at the worst moments of a lazy
+# read: right after the main loop's read claimed its range of the logical
+# offset (claimrace.c). gdb stops the program after its 600th read (a stream
+# under auto is in the quiet lane by then), watches the description's
+# offset, and checks from the stack that the stop is the claim it means to
+# test: the quiet lane's (auto), the full path's (sequential), the
+# coalescing fast lane's (coalesce). Every byte must be read exactly once.
+# - dup, close, seekclose: the handler reads 8 KiB, then dups the
+#   descriptor, closes it, or seeks and closes it. Before 4195e25 the dup
+#   synced the kernel offset past both reads, the main read's claim looked
+#   void, its give-back failed, and its bytes were lost (found by review).
+# - hipri: one handler makes a pinned call (preadv2 at the current offset
+#   with RWF_HIPRI, 0 bytes: the shim syncs) inside the main read's pread,
+#   another reads 8 KiB the same way right after the claim. The sync had
+#   marked the private description exact while the claim was still to
+#   come: the second handler read the claim's bytes again, and a gap
+#   followed (found by review).
 source "$(dirname "$0")/../lib.sh"
 
 command -v gdb >/dev/null || skip "gdb is not installed (apt-get install gdb)"
@@ -17,32 +24,49 @@ f=$T/words.bin
 "$POLPROGS/sigunion" --make "$f" $((8 * 1024 * 1024))
 
 one() {
-    local policy=$1 mode=$2 out=$T/out rc=0
-    cat >"$T/gdb.cmd" <<GDB
-set pagination off
-set confirm off
-set environment LD_PRELOAD=$IOHINT_LIB
-set environment IOHINT_POLICY=$policy
-break claimrace_ready
-run
-watch -l ((struct ioh_ofd *) ioh__fd_pages[0][fd].ofd)->offset
-ignore 2 400
-continue
-signal SIGUSR1
-delete
-continue
-GDB
-    timeout -k 5 120 gdb -q -batch -nx -x "$T/gdb.cmd" --args "$prog" "$f" "$mode" >"$out" 2>&1 || rc=$?
+    local policy=$1 mode=$2 frame=$3 out=$T/out rc=0
+    {
+        echo "set pagination off"
+        echo "set confirm off"
+        echo "set environment LD_PRELOAD=$IOHINT_LIB"
+        echo "set environment IOHINT_POLICY=$policy"
+        echo "break claimrace_ready"
+        echo "run"
+        echo "set \$fd = fd"
+        if [[ $mode == hipri ]]; then
+            echo "break *ioh_real.pread64"
+            echo "continue"
+            echo "watch -l ((struct ioh_ofd *) ioh__fd_pages[0][\$fd].ofd)->offset"
+            echo "delete 2"
+            echo "signal SIGUSR1"
+            echo "bt 8"
+            echo "signal SIGUSR2"
+        else
+            echo "watch -l ((struct ioh_ofd *) ioh__fd_pages[0][\$fd].ofd)->offset"
+            echo "continue"
+            echo "bt 8"
+            echo "signal SIGUSR1"
+        fi
+        echo "delete"
+        echo "continue"
+    } >"$T/gdb.cmd"
+    timeout -k 5 120 gdb -q -batch -nx -x "$T/gdb.cmd" --args "$prog" "$f" "$mode" 600 >"$out" 2>&1 || rc=$?
     [[ $rc -ne 124 && $rc -ne 137 ]] || { show "$out"; fail "$policy $mode: gdb timed out"; }
-    grep -q '^Hardware watchpoint 2' "$out" ||
+    grep -q '^Hardware watchpoint [0-9]*: -location' "$out" ||
         { show "$out"; fail "$policy $mode: no hardware watchpoint on the offset (debug info?)"; }
-    grep -q '^OK reads=[0-9]* handler=1$' "$out" || { show "$out"; fail "$policy $mode: lost or doubled bytes"; }
+    grep -Eq "^#[0-9]+ .*\\b$frame\\b" "$out" ||
+        { show "$out"; fail "$policy $mode: gdb did not stop in $frame: not the claim this case tests"; }
+    local want=1
+    [[ $mode != hipri ]] || want=2
+    grep -q "^OK reads=[0-9]* handler=$want\$" "$out" || { show "$out"; fail "$policy $mode: lost or doubled bytes"; }
     CASES=$((CASES + 1))
 }
 
-for policy in auto sequential coalesce; do
-    for mode in dup close seekclose; do
-        one "$policy" "$mode"
-    done
+for mode in dup close seekclose hipri; do
+    one auto "$mode" private_quiet_read
+    one sequential "$mode" lazy_consume
+done
+for mode in dup close seekclose; do
+    one coalesce "$mode" ioh_coalesce_read_fast_st
 done
 done_ok
