@@ -118,6 +118,9 @@ struct ioh_pol_file {
     uint64_t q_len;
     uint64_t q_bytes;
     uint32_t q_small;              /* reads below a page in a row, in a wide stream */
+    uint32_t wide_reads;           /* reads since the stream became wide (the unseen
+                                      ones counted at the next seen) ... */
+    uint32_t wide_small;           /* ... and those below a page among them */
     int64_t q_from;
     uint64_t q_t;
     uint32_t quiet_k;              /* o->quiet_n at the last read seen */
@@ -957,11 +960,18 @@ static int quiet_size(uint64_t q_len, uint64_t len)
 /* The stream's size after a whole read of len bytes: len, or
  * IOH_QUIET_WIDE once two sizes a sixteenth apart or more follow each
  * other, both from a page to a MiB, and while the sizes stay there - but
- * for up to WIDE_SMALL_RUN smaller reads in a row, which are seen (they do
- * not fit the lane) and leave the stream wide: index_reader's blocks are
- * 2-30 KiB, one in 17 below a page. More of them in a row is a stream that
- * may be changing to small reads, which a block may serve. */
-#define WIDE_SMALL_RUN 4
+ * for a few smaller reads, which are seen (they do not fit the lane) and
+ * leave the stream wide: index_reader's blocks are 2-30 KiB, one in 15
+ * below a page. More than WIDE_SMALL_RUN of them in a row, or more than
+ * one read in WIDE_SMALL_SHARE (after the first WIDE_SMALL_GRACE reads),
+ * is a stream with small reads of its own, which a block may serve: a
+ * small header read before each record, seen with the unseen record
+ * before it as one extent of several KiB, never looked small, and auto
+ * never coalesced them (found by review: 7,836 reads coalesced before the
+ * wide lane, none with it). */
+#define WIDE_SMALL_RUN   4
+#define WIDE_SMALL_SHARE 8
+#define WIDE_SMALL_GRACE 8
 static uint64_t stream_size(struct ioh_pol_file *pf, uint64_t len, int contiguous,
                             int after_unseen)
 {
@@ -970,17 +980,22 @@ static uint64_t stream_size(struct ioh_pol_file *pf, uint64_t len, int contiguou
     if (after_unseen)             /* reads of the lane's sizes came between */
         pf->q_small = 0;
     if (prev == IOH_QUIET_WIDE && contiguous) {
+        pf->wide_reads++;
         if (wide_len) {
             pf->q_small = 0;
             return IOH_QUIET_WIDE;
         }
-        if (len < IOH_QUIET_WIDE_MIN && ++pf->q_small <= WIDE_SMALL_RUN)
+        if (len < IOH_QUIET_WIDE_MIN && ++pf->q_small <= WIDE_SMALL_RUN &&
+            (uint64_t)++pf->wide_small * WIDE_SMALL_SHARE <= pf->wide_reads + WIDE_SMALL_GRACE)
             return IOH_QUIET_WIDE;
     }
     pf->q_small = 0;
     if (contiguous && wide_len && ioh_quiet_fits(IOH_QUIET_WIDE, prev) &&
-        !ioh_quiet_fits(prev, len))
+        !ioh_quiet_fits(prev, len)) {
+        pf->wide_reads = 2;
+        pf->wide_small = 0;
         return IOH_QUIET_WIDE;
+    }
     return len;
 }
 
@@ -1004,6 +1019,10 @@ static int quiet_read(struct ioh_pol_file *pf, int64_t off, uint64_t len, int64_
     }
     pf->q_n++;
     pf->q_bytes += len;
+    if (pf->q_len == IOH_QUIET_WIDE) {  /* a wide read held back: as if seen */
+        pf->q_small = 0;
+        pf->wide_reads++;
+    }
     return 1;
 }
 
@@ -1044,8 +1063,11 @@ static void quiet_lane(struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t end)
     /* The reads let go since the last one seen (counted racily by the
      * shim: statistics only). */
     uint32_t k = o->quiet_n;
-    if (k - pf->quiet_k > 1 && k - pf->quiet_k < (1u << 31))
+    if (k - pf->quiet_k > 1 && k - pf->quiet_k < (1u << 31)) {
         atomic_fetch_add_explicit(&g.unseen, k - pf->quiet_k - 1, memory_order_relaxed);
+        if (pf->q_len == IOH_QUIET_WIDE)
+            pf->wide_reads += k - pf->quiet_k - 1;
+    }
     pf->quiet_k = k;
     uint32_t len = settled(pf) && pf->decide_every > DECIDE_EVERY && !pf->threaded &&
                            pf->slow_ewma <= SLOW_READ_NS &&

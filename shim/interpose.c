@@ -323,12 +323,15 @@ static inline void policy_observe(int fd, struct ioh_ofd *o, int64_t off, uint64
 static inline int quiet_lane(const struct ioh_ofd *o, size_t n, const struct call *c)
 {
     uint32_t q = o ? atomic_load_explicit(&o->quiet, memory_order_relaxed) : 0;
-    if (__builtin_expect(!ioh_quiet_fits(q, n), 1) || (c->flags & IOH_EV_SIGNAL) ||
-        ioh_trace_enabled() || ioh__lttng_emit)
+    if (__builtin_expect(q == 0, 1) || (c->flags & IOH_EV_SIGNAL) || ioh_trace_enabled() ||
+        ioh__lttng_emit)
         return 0;
+    /* Counted even when it does not fit: the engine takes the reads since
+     * the last one seen, less this one, as let go (statistics, and a wide
+     * stream's share of small reads). */
     struct ioh_ofd *w = (struct ioh_ofd *)o;
     uint32_t k = ++w->quiet_n;    /* racy between threads: only picks the seen ones */
-    return (k & (IOH_QUIET_SAMPLE - 1)) != 0;
+    return ioh_quiet_fits(q, n) && (k & (IOH_QUIET_SAMPLE - 1)) != 0;
 }
 
 /* After a read in the quiet lane: 1 if it went by unseen (it started where

@@ -395,7 +395,11 @@ grep -Eq 'auto decisions [2-9], reads let go unseen 1[0-9]{3}$' "$T/preads.stats
 # blocks (one in 15 below a page, seen, and the stream stays wide): most go
 # by unseen. (9) 400 of 4-32 KiB, then 40,000 of 64 bytes: the stream
 # leaves the wide lane, and the small reads are coalesced, as without it.
-# (10) 100-300 bytes: no lane.
+# (10) 100-300 bytes: no lane. (11) 300 of 4-32 KiB, then a 100-byte read
+# after each 7,000-byte one (a header before each record): the stream
+# leaves the wide lane, and the headers are coalesced, as without it (each
+# seen with the unseen record before it, they looked like 7 KiB reads:
+# none coalesced; found by review).
 cat >"$T/varied.py" <<'PY'
 import hashlib, os, random, sys
 fd = os.open(sys.argv[2], os.O_RDONLY)
@@ -417,6 +421,11 @@ if sys.argv[1] == "wide":
 elif sys.argv[1] == "wide2":
     while read(rnd.randint(2048, 30720)):
         pass
+elif sys.argv[1] == "headers":
+    for _ in range(300):
+        read(rnd.randint(4096, 32768))
+    while read(7000) and read(100):
+        pass
 elif sys.argv[1] == "turn":
     for _ in range(400):
         read(rnd.randint(4096, 32768))
@@ -427,7 +436,7 @@ else:
         pass
 print(h.hexdigest())
 PY
-for mode in wide wide2 turn small; do
+for mode in wide wide2 turn small headers; do
     /usr/bin/python3 "$T/varied.py" $mode "$T/switch.bin" >"$T/varied-$mode.want"
     LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
         /usr/bin/python3 "$T/varied.py" $mode "$T/switch.bin" >"$T/varied-$mode.out" 2>"$T/varied-$mode.stats"
@@ -442,6 +451,9 @@ unseen=$(sed -n 's/.*reads let go unseen \([0-9]*\)$/\1/p' "$T/varied-wide2.stat
 served=$(sed -n 's/.*coalesce: [0-9]* reads, \([0-9]*\) served.*/\1/p' "$T/varied-turn.stats")
 [[ -n $served && $served -ge 30000 ]] ||
     { show "$T/varied-turn.stats"; fail "wide lane, then 64-byte reads: ${served:-no} of 40,000 served from blocks, expected most"; }
+served=$(sed -n 's/.*coalesce: [0-9]* reads, \([0-9]*\) served.*/\1/p' "$T/varied-headers.stats")
+[[ -n $served && $served -ge 1000 ]] ||
+    { show "$T/varied-headers.stats"; fail "a header read after each record: ${served:-no} of ~1,600 headers served from blocks, expected most"; }
 grep -q 'reads let go unseen 0$' "$T/varied-small.stats" ||
     { show "$T/varied-small.stats"; fail "100-300 byte reads: let go unseen (no lane below a page)"; }
 /usr/bin/python3 "$switch" small "$T/switch.bin" >"$T/quiet-small.want"
@@ -451,7 +463,7 @@ cmp -s "$T/quiet-small.want" "$T/quiet-small.out" || { show "$T/quiet-small.out"
 served=$(sed -n 's/.*coalesce: [0-9]* reads, \([0-9]*\) served.*/\1/p' "$T/quiet-small.stats")
 [[ -n $served && $served -ge 50 ]] ||
     { show "$T/quiet-small.stats"; fail "quiet small: ${served:-no} reads served from blocks after the stream's size changed, expected 60"; }
-CASES=$((CASES + 9))
+CASES=$((CASES + 10))
 
 slowfs_available || skip "no slowfs, /dev/fuse or fusermount3"
 
