@@ -294,10 +294,13 @@ static inline int ioh_cas_local(_Atomic int64_t *p, int64_t expected, int64_t de
  * give-back finds (it fails): that came after ours, and ours stands (a
  * handler that read after the claim and then dup'd or closed fd; found by
  * review). (A handler's sync after the claim put the kernel offset at pos
- * + n or later: the claim stands.) Any sync leaves o not lagging (1),
- * which is all the common case tests; no count of syncs loaded before
- * pos, as the threaded claims have, nor a look at the flags: a load and a
- * compiler barrier more made seed 002's loop 8.7% slower, the flags 4%. */
+ * + n or later: the claim stands.) A private sync in a process of one
+ * thread leaves o lagging (1: shim/fdtab.c, ioh_ofd_sync), so the common
+ * case's one test sees only a share (IOH_LAG_SETTLED), after which
+ * ioh__ofd_fast_claim_stands asks where the sync put the kernel offset; no
+ * count of syncs loaded before pos, as the threaded claims have, nor a
+ * look at the flags: a load and a compiler barrier more made seed 002's
+ * loop 8.7% slower, the flags 4%. */
 static inline int ioh_ofd_claim_st(struct ioh_ofd *o, int fd, uint64_t mark, int64_t pos,
                                    int64_t n)
 {

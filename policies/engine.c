@@ -963,7 +963,7 @@ static int quiet_size(uint64_t q_len, uint64_t len)
  * for a few smaller reads, which are seen (they do not fit the lane) and
  * leave the stream wide: index_reader's blocks are 2-30 KiB, one in 15
  * below a page. More than WIDE_SMALL_RUN of them in a row, or more than
- * one read in WIDE_SMALL_SHARE (after the first WIDE_SMALL_GRACE reads),
+ * one read in WIDE_SMALL_SHARE (WIDE_SMALL_GRACE reads' worth forgiven),
  * is a stream with small reads of its own, which a block may serve: a
  * small header read before each record, seen with the unseen record
  * before it as one extent of several KiB, never looked small, and auto
@@ -971,7 +971,9 @@ static int quiet_size(uint64_t q_len, uint64_t len)
  * wide lane, none with it). */
 #define WIDE_SMALL_RUN   4
 #define WIDE_SMALL_SHARE 8
-#define WIDE_SMALL_GRACE 8
+#define WIDE_SMALL_GRACE 64  /* 8 ended one wide stream of index_reader's
+                                kind in 7 early (the reads let go are added
+                                at the next one seen; review) */
 static uint64_t stream_size(struct ioh_pol_file *pf, uint64_t len, int contiguous,
                             int after_unseen)
 {

@@ -659,10 +659,15 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
         return;
     /* Let the lazy reads in flight in other threads finish (a read waiting on
      * slow storage included, as the kernel's f_pos lock would make a reader
-     * of the same description wait). Bounded: a signal handler on a thread
-     * whose own lazy read it interrupted must not wait for itself. */
+     * of the same description wait). Not the one this thread may be in,
+     * under a signal handler (a wrapper's call inside another's: depth 2),
+     * which cannot end before we return; bounded for the others. (With the
+     * description left lagging below while such a read is in flight, each
+     * pinned call of the handler syncs again: waited for, each took 200
+     * ms; found by review.) */
+    uint64_t own = ioh_tls.depth > 1;
     uint64_t t0 = 0;
-    while (atomic_load(&o->use) & IOH_USE_LAZY_MASK) {
+    while ((atomic_load(&o->use) & IOH_USE_LAZY_MASK) > own) {
         uint64_t now = ioh_clock_ns(CLOCK_MONOTONIC);
         if (!t0)
             t0 = now;
@@ -689,13 +694,19 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
      * the claim had taken, and moved `offset` on past others (a handler's
      * zero-byte preadv2(RWF_HIPRI), then another's 8 KiB one; found by
      * review with gdb: the same bytes twice, and a gap). Lagging, that call
-     * syncs first (one lseek more for a pinned call in such a process). */
-    int may_claim = in_flight || __libc_single_threaded;
+     * syncs first (one lseek more for a pinned call in such a process, as
+     * long as the description is lazy: one that stopped being, by an
+     * F_SETFL O_DIRECT, no fast lane reads, and each read of it would sync
+     * again; review). */
+    int may_claim = in_flight || (__libc_single_threaded && ioh_ofd_lazy(o));
     atomic_store(&o->lagging, !ioh_ofd_private(o) ? IOH_LAG_SETTLED : may_claim ? 1 : 0);
     /* A lazy read of a description that stays private may claim between the
      * check above and the store: its mark_lagging saw 2 and did nothing.
-     * Seen here (both sides seq_cst), it lags again (review). */
-    if (atomic_load(&o->offset) != at)
+     * Seen here (both sides seq_cst), it lags again (review); and so does
+     * one that began since in_flight was read (counted by then), whose
+     * claim is still to come (review: its thread's claim, then a pinned
+     * call of a third thread unsynced, then the claim's check). */
+    if (atomic_load(&o->offset) != at || (atomic_load(&o->use) & IOH_USE_LAZY_MASK))
         ioh_ofd_mark_lagging(o);
 }
 

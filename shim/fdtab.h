@@ -406,9 +406,11 @@ static inline int ioh_ofd_claim_start(const struct ioh_ofd *o, uint32_t *syncs0,
  * interrupted; found by review): the claim is void, and the read is made
  * again from the kernel's offset. Defined in fdtab.c (cold). */
 int ioh__ofd_claim_stands(struct ioh_ofd *o, int64_t to);
-/* The same for the single-threaded fast lane of coalescing, which counts
- * no syncs: after its claim it found o not lagging (a handler synced it
- * meanwhile). Lagging again if the description stayed private. */
+/* The same for the claims of a process of one thread (policies/coalesce.h,
+ * ioh_ofd_claim_st), which count no syncs: after its claim it found o not
+ * lagging (1): a handler shared it meanwhile (IOH_LAG_SETTLED; a private
+ * sync in such a process leaves it lagging), or something else cleared
+ * it. Lagging again if the description stayed private. */
 int ioh__ofd_fast_claim_stands(struct ioh_ofd *o, int64_t to);
 
 /* Claim the logical offset: move it from *expected to `to` if nobody moved it

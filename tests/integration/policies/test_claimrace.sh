@@ -10,12 +10,13 @@
 #   descriptor, closes it, or seeks and closes it. Before 4195e25 the dup
 #   synced the kernel offset past both reads, the main read's claim looked
 #   void, its give-back failed, and its bytes were lost (found by review).
-# - hipri: one handler makes a pinned call (preadv2 at the current offset
+# - hipri: one handler makes pinned calls (preadv2 at the current offset
 #   with RWF_HIPRI, 0 bytes: the shim syncs) inside the main read's pread,
 #   another reads 8 KiB the same way right after the claim. The sync had
 #   marked the private description exact while the claim was still to
 #   come: the second handler read the claim's bytes again, and a gap
-#   followed (found by review).
+#   followed (found by review). The first handler's three calls must not
+#   each wait 200 ms for the read they interrupted.
 source "$(dirname "$0")/../lib.sh"
 
 command -v gdb >/dev/null || skip "gdb is not installed (apt-get install gdb)"
@@ -24,7 +25,7 @@ f=$T/words.bin
 "$POLPROGS/sigunion" --make "$f" $((8 * 1024 * 1024))
 
 one() {
-    local policy=$1 mode=$2 frame=$3 out=$T/out rc=0
+    local policy=$1 mode=$2 frame=$3 pread_frame=${4:-} out=$T/out rc=0
     {
         echo "set pagination off"
         echo "set confirm off"
@@ -36,6 +37,7 @@ one() {
         if [[ $mode == hipri ]]; then
             echo "break *ioh_real.pread64"
             echo "continue"
+            echo "bt 8"
             echo "watch -l ((struct ioh_ofd *) ioh__fd_pages[0][\$fd].ofd)->offset"
             echo "delete 2"
             echo "signal SIGUSR1"
@@ -57,14 +59,22 @@ one() {
     grep -Eq "^#[0-9]+ .*\\b$frame\\b" "$out" ||
         { show "$out"; fail "$policy $mode: gdb did not stop in $frame: not the claim this case tests"; }
     local want=1
-    [[ $mode != hipri ]] || want=2
+    if [[ $mode == hipri ]]; then
+        want=2
+        grep -Eq "^#[0-9]+ .*\\b$pread_frame\\b" "$out" ||
+            { show "$out"; fail "$policy $mode: the first handler did not run in $pread_frame's pread"; }
+        local ms
+        ms=$(sed -n 's/^pinned calls in the handler: \([0-9]*\) ms$/\1/p' "$out")
+        [[ -n $ms && $ms -lt 150 ]] ||
+            { show "$out"; fail "$policy $mode: three pinned calls in the handler took ${ms:-?} ms (each waited for the read it interrupted?)"; }
+    fi
     grep -q "^OK reads=[0-9]* handler=$want\$" "$out" || { show "$out"; fail "$policy $mode: lost or doubled bytes"; }
     CASES=$((CASES + 1))
 }
 
 for mode in dup close seekclose hipri; do
-    one auto "$mode" private_quiet_read
-    one sequential "$mode" lazy_consume
+    one auto "$mode" private_quiet_read private_quiet_read
+    one sequential "$mode" lazy_consume lazy_pread
 done
 for mode in dup close seekclose; do
     one coalesce "$mode" ioh_coalesce_read_fast_st
