@@ -694,11 +694,13 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
      * the claim had taken, and moved `offset` on past others (a handler's
      * zero-byte preadv2(RWF_HIPRI), then another's 8 KiB one; found by
      * review with gdb: the same bytes twice, and a gap). Lagging, that call
-     * syncs first (one lseek more for a pinned call in such a process, as
-     * long as the description is lazy: one that stopped being, by an
-     * F_SETFL O_DIRECT, no fast lane reads, and each read of it would sync
-     * again; review). */
-    int may_claim = in_flight || (__libc_single_threaded && ioh_ofd_lazy(o));
+     * syncs first: one lseek more for a pinned call in such a process,
+     * and for each read of a description made unfit for lazy reads after
+     * it lagged (F_SETFL O_DIRECT: its reads go to the kernel, each synced
+     * first). Not only while lazy: a handler's F_SETFL inside a fast-lane
+     * read that had passed its check, then the handler's pinned call,
+     * brought the race back (review). */
+    int may_claim = in_flight || __libc_single_threaded;
     atomic_store(&o->lagging, !ioh_ofd_private(o) ? IOH_LAG_SETTLED : may_claim ? 1 : 0);
     /* A lazy read of a description that stays private may claim between the
      * check above and the store: its mark_lagging saw 2 and did nothing.

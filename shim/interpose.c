@@ -904,7 +904,15 @@ static ssize_t do_preadv(int fd, const struct iovec *iov, int cnt, off64_t off, 
     }
     if (how != ENTER_LAZY || flags != 0) {
         how = fd_to_kernel(o, how);
-        if (off == -1)
+        /* At the offset with flags: through the kernel's offset, which a
+         * lazy read that begins after the sync (another thread's, a signal
+         * handler's) would not move - both got the same bytes (review).
+         * The description is shared for good first, as before a kernel
+         * copy: from then on every read of it goes through the kernel,
+         * which orders them. */
+        if (off == -1 && flags != 0)
+            leave_lazy(fd, o);
+        else if (off == -1)
             policy_sync(fd, o);
         r = real_preadv2(fd, iov, cnt, off, flags);
         err = errno;

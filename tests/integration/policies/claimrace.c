@@ -6,6 +6,7 @@
  * of runs (found by review, with gdb; INTERPOSITION.md section 8).
  *
  * usage: claimrace FILE dup|close|seekclose|hipri AT
+ *        claimrace FILE threads 0
  *
  * FILE holds 32-bit words equal to their index (sigunion --make). The main
  * loop reads 8 KiB at a time until EOF or an error, and calls
@@ -17,6 +18,10 @@
  * loop's pread; the time they took is printed), and SIGUSR2's reads 8 KiB
  * the same way (gdb sends it right after the main read's claim): found by
  * review, the same bytes twice and a gap.
+ * `threads` (no gdb): two threads read() 4 KiB at a time while a third
+ * makes 4 KiB pinned reads (preadv2 at the current offset with RWF_HIPRI)
+ * until the others reach the end: a lazy read that began after the pinned
+ * call's sync got the same bytes as it, about one run in four (review).
  * Every read's first word says where it came from: sorted, the reads must
  * tile the file from 0 with no gap and no overlap, up to where the loop
  * stopped (EBADF once the handler closed the descriptor: the kernel
@@ -24,7 +29,9 @@
  * "OK reads=N handler=H" or "FAIL: ..." (exit 1).
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -105,6 +112,77 @@ __attribute__((noinline)) void claimrace_ready(int fd)
     __asm__ volatile("" : : "r"(fd) : "memory");
 }
 
+/* `threads`: pieces of any size (4 KiB here), recorded with their length. */
+#define TPIECE 4096
+static uint64_t g_tpieces[1u << 17];      /* first word << 32 | length */
+static _Atomic int g_tn;
+static _Atomic int g_tstop;
+
+static void trecord(const uint32_t *w, ssize_t r)
+{
+    int i = atomic_fetch_add(&g_tn, 1);
+    if (r > 0 && i < (int)(sizeof g_tpieces / sizeof *g_tpieces))
+        g_tpieces[i] = (uint64_t)w[0] << 32 | (uint64_t)r;
+}
+
+static void *treader(void *arg)
+{
+    (void)arg;
+    uint32_t buf[TPIECE / 4];
+    ssize_t r;
+    while ((r = read(g_fd, buf, sizeof buf)) > 0)
+        trecord(buf, r);
+    if (r < 0)
+        die("read");
+    atomic_store(&g_tstop, 1);
+    return NULL;
+}
+
+static void *tpinner(void *arg)
+{
+    (void)arg;
+    uint32_t buf[TPIECE / 4];
+    while (!atomic_load(&g_tstop)) {
+        ssize_t r = pinned_read(buf, sizeof buf);
+        if (r == 0)
+            break;
+        trecord(buf, r);
+    }
+    return NULL;
+}
+
+static int by_piece(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a >> 32, y = *(const uint64_t *)b >> 32;
+    return x < y ? -1 : x > y;
+}
+
+static int run_threads(void)
+{
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        if (pthread_create(&t[i], NULL, i < 2 ? treader : tpinner, NULL))
+            die("pthread_create");
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    int n = atomic_load(&g_tn);
+    if (n > (int)(sizeof g_tpieces / sizeof *g_tpieces))
+        die("too many reads");
+    qsort(g_tpieces, (size_t)n, sizeof *g_tpieces, by_piece);
+    uint64_t at = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t from = (g_tpieces[i] >> 32) * 4, len = g_tpieces[i] & 0xffffffffu;
+        if (from != at) {
+            out("FAIL: a read starts at byte %llu, expected %llu (%s)\n", (unsigned long long)from,
+                (unsigned long long)at, from < at ? "bytes read twice" : "bytes never read");
+            return 1;
+        }
+        at = from + len;
+    }
+    out("OK reads=%d\n", n);
+    return 0;
+}
+
 static int by_word(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -116,13 +194,16 @@ int main(int argc, char **argv)
     if (argc != 4)
         die("usage: claimrace FILE dup|close|seekclose|hipri AT");
     g_mode = !strcmp(argv[2], "dup") ? 0 : !strcmp(argv[2], "close") ? 1
-           : !strcmp(argv[2], "seekclose") ? 2 : !strcmp(argv[2], "hipri") ? 3 : -1;
+           : !strcmp(argv[2], "seekclose") ? 2 : !strcmp(argv[2], "hipri") ? 3
+           : !strcmp(argv[2], "threads") ? 4 : -1;
     if (g_mode < 0)
-        die("mode: dup, close, seekclose or hipri, not %s", argv[2]);
+        die("mode: dup, close, seekclose, hipri or threads, not %s", argv[2]);
     long at = atol(argv[3]);
     g_fd = open(argv[1], O_RDONLY);
     if (g_fd < 0)
         die("open %s", argv[1]);
+    if (g_mode == 4)
+        return run_threads();
     struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);

@@ -79,4 +79,20 @@ done
 for mode in dup close seekclose; do
     one coalesce "$mode" ioh_coalesce_read_fast_st
 done
+
+# Threads, no gdb: two read() a 4 KiB at a time while a third makes pinned
+# reads at the current offset (preadv2 with RWF_HIPRI). A lazy read that
+# began after the pinned call's sync got the same bytes as the pinned call
+# (14 runs in 20 before 6c93074, 1 in 40 after it; review): such a call
+# now shares the description first, and the kernel orders every read.
+"$POLPROGS/sigunion" --make "$T/words64.bin" $((64 * 1024 * 1024))
+for policy in sequential auto; do
+    for round in $(seq 1 24); do
+        rc=0
+        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=$policy timeout -k 5 60 "$prog" "$T/words64.bin" threads 0 \
+            >"$T/out" 2>&1 || rc=$?
+        grep -q '^OK reads=' "$T/out" || { show "$T/out"; fail "threads under $policy, round $round: exit status $rc"; }
+    done
+    CASES=$((CASES + 1))
+done
 done_ok
