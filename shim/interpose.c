@@ -1242,10 +1242,18 @@ static off64_t do_lseek(int fd, off64_t off, int whence, void *caller)
     int how = fd_enter(fd, &o, &mark);
     if (how == ENTER_LAZY)
         r = lazy_lseek(fd, o, off, whence, &err);
-    if (how == ENTER_LAZY && r == LSEEK_VOID)
+    int void_claim = how == ENTER_LAZY && r == LSEEK_VOID;
+    if (void_claim)
         how = fd_to_kernel(o, how);
     if (how != ENTER_LAZY) {
-        policy_sync(fd, o);
+        /* After a void claim (a sync during it) of a description still
+         * private, lazy reads may begin while the kernel seeks from its
+         * offset, and the store below would undo their claims: shared
+         * for good first (review). */
+        if (void_claim && ioh_ofd_private(o))
+            leave_lazy(fd, o);
+        else
+            policy_sync(fd, o);
         r = real_lseek(fd, off, whence);
         err = errno;
         if (r >= 0 && o && ioh_ofd_private(o))
@@ -1643,8 +1651,19 @@ static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg
             uint64_t mark;
             int how = fd_enter(fd, &o, &mark);
             how = fd_to_kernel(o, how);
-            if (o)
+            if (o) {
+                int was_lazy = ioh_ofd_lazy(o);
                 ioh_fd_setfl(fd, o);
+                /* Made fit for lazy reads again (O_DIRECT cleared): a read
+                 * through the kernel still in flight (another thread's, or
+                 * the one a signal handler interrupted) counts its bytes
+                 * after it read them, and a lazy read begun now read them
+                 * again (review: every run of two readers and a thread
+                 * clearing O_DIRECT). Shared for good instead, as after a
+                 * kernel copy. */
+                if (!was_lazy && ioh_ofd_lazy(o))
+                    leave_lazy(fd, o);
+            }
             fd_leave(o, how);
         }
         record(IOH_OP_SETFL, fd, ioh_fd_lookup(fd), -1, 0, result(r, err), (uint32_t)arg, &c,
@@ -3497,6 +3516,8 @@ IOH_EXPORT long syscall(long n, ...)
             return splice((int)a, (off64_t *)b, (int)c, (off64_t *)d, (size_t)e, (unsigned)f);
         case SYS_fcntl:
             return do_fcntl(ioh_real.fcntl, (int)a, (int)b, (unsigned long)c, caller);
+        case SYS_ioctl:            /* FIONREAD depends on the offset (review) */
+            return ioctl((int)a, (unsigned long)b, (void *)c);
         case SYS_write:
             return write((int)a, (const void *)b, (size_t)c);
         case SYS_pwrite64:

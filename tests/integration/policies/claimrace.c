@@ -6,7 +6,7 @@
  * of runs (found by review, with gdb; INTERPOSITION.md section 8).
  *
  * usage: claimrace FILE dup|close|seekclose|hipri AT
- *        claimrace FILE threads 0
+ *        claimrace FILE threads|directflip 0
  *
  * FILE holds 32-bit words equal to their index (sigunion --make). The main
  * loop reads 8 KiB at a time until EOF or an error, and calls
@@ -22,6 +22,10 @@
  * makes 4 KiB pinned reads (preadv2 at the current offset with RWF_HIPRI)
  * until the others reach the end: a lazy read that began after the pinned
  * call's sync got the same bytes as it, about one run in four (review).
+ * `directflip`: FILE opened O_DIRECT, two threads read() it, a third clears
+ * and sets O_DIRECT again and again: cleared, the description became lazy
+ * while a read through the kernel was in flight, whose bytes a lazy read
+ * then read again (every run; review).
  * Every read's first word says where it came from: sorted, the reads must
  * tile the file from 0 with no gap and no overlap, up to where the loop
  * stopped (EBADF once the handler closed the descriptor: the kernel
@@ -30,6 +34,7 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/uio.h>
@@ -128,7 +133,7 @@ static void trecord(const uint32_t *w, ssize_t r)
 static void *treader(void *arg)
 {
     (void)arg;
-    uint32_t buf[TPIECE / 4];
+    static _Thread_local uint32_t buf[TPIECE / 4] __attribute__((aligned(4096)));
     ssize_t r;
     while ((r = read(g_fd, buf, sizeof buf)) > 0)
         trecord(buf, r);
@@ -151,17 +156,32 @@ static void *tpinner(void *arg)
     return NULL;
 }
 
+/* directflip: O_DIRECT off and on until the readers are done. */
+static void *tflipper(void *arg)
+{
+    (void)arg;
+    int fl = fcntl(g_fd, F_GETFL);
+    if (fl < 0)
+        die("F_GETFL");
+    while (!atomic_load(&g_tstop)) {
+        if (fcntl(g_fd, F_SETFL, fl & ~O_DIRECT) < 0 || fcntl(g_fd, F_SETFL, fl | O_DIRECT) < 0)
+            die("F_SETFL");
+        sched_yield();
+    }
+    return NULL;
+}
+
 static int by_piece(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a >> 32, y = *(const uint64_t *)b >> 32;
     return x < y ? -1 : x > y;
 }
 
-static int run_threads(void)
+static int run_threads(int flip)
 {
     pthread_t t[3];
     for (int i = 0; i < 3; i++)
-        if (pthread_create(&t[i], NULL, i < 2 ? treader : tpinner, NULL))
+        if (pthread_create(&t[i], NULL, i < 2 ? treader : flip ? tflipper : tpinner, NULL))
             die("pthread_create");
     for (int i = 0; i < 3; i++)
         pthread_join(t[i], NULL);
@@ -195,15 +215,15 @@ int main(int argc, char **argv)
         die("usage: claimrace FILE dup|close|seekclose|hipri AT");
     g_mode = !strcmp(argv[2], "dup") ? 0 : !strcmp(argv[2], "close") ? 1
            : !strcmp(argv[2], "seekclose") ? 2 : !strcmp(argv[2], "hipri") ? 3
-           : !strcmp(argv[2], "threads") ? 4 : -1;
+           : !strcmp(argv[2], "threads") ? 4 : !strcmp(argv[2], "directflip") ? 5 : -1;
     if (g_mode < 0)
-        die("mode: dup, close, seekclose, hipri or threads, not %s", argv[2]);
+        die("mode: dup, close, seekclose, hipri, threads or directflip, not %s", argv[2]);
     long at = atol(argv[3]);
-    g_fd = open(argv[1], O_RDONLY);
+    g_fd = open(argv[1], g_mode == 5 ? O_RDONLY | O_DIRECT : O_RDONLY);
     if (g_fd < 0)
         die("open %s", argv[1]);
-    if (g_mode == 4)
-        return run_threads();
+    if (g_mode >= 4)
+        return run_threads(g_mode == 5);
     struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGUSR1, &sa, NULL);

@@ -10,7 +10,8 @@
  *   F_OFD_GETLK with l_whence SEEK_CUR, and lockf, whose fcntl is libc's
  *   own) landed at the lagging offset: no conflict with the lock a child
  *   holds on the bytes after the first read;
- * - FIONREAD on a regular file (its size minus the kernel's offset);
+ * - FIONREAD on a regular file (its size minus the kernel's offset), and
+ *   the same through syscall(SYS_ioctl) (review);
  * - wordexp's $(...) runs in a shell libc spawns itself: the shell read
  *   from the lagging offset, and the program's next read was wrong;
  * - each freopen of a stream given a buffer of ours (coalesce) kept the
@@ -34,6 +35,7 @@
 #include <time.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <wordexp.h>
 
@@ -100,6 +102,14 @@ static void fionread(const char *path)
     int left = -1;
     int r = ioctl(fd, FIONREAD, &left);
     out("FIONREAD after 1000      = %d left %d\n", r, left);
+    /* The same through syscall(), which the shim passed on unsynced
+     * (review). */
+    for (int i = 0; i < 9; i++)
+        if (read(fd, buf, sizeof buf) != (ssize_t)sizeof buf)
+            die("read");
+    left = -1;
+    r = (int)syscall(SYS_ioctl, fd, FIONREAD, &left);
+    out("syscall FIONREAD, 10000  = %d left %d\n", r, left);
     close(fd);
 }
 
