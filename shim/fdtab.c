@@ -595,10 +595,22 @@ void ioh_fd_setfl(int fd, struct ioh_ofd *o)
     o->open_flags = probe.open_flags;
     const uint32_t kept = IOH_OFD_SHARED | IOH_OFD_INHERITED | IOH_OFD_STDIO |
                           IOH_OFD_DEFERRED | IOH_OFD_PROBED | IOH_OFD_PROBING;
-    uint32_t old = atomic_load(&o->flags);
-    while (!atomic_compare_exchange_weak(&o->flags, &old,
-                                         atomic_load(&probe.flags) | (old & kept)))
-        ;
+    uint32_t old = atomic_load(&o->flags), now;
+    do {
+        now = atomic_load(&probe.flags) | (old & kept);
+        /* Fit for lazy reads no more, or again (O_DIRECT set or cleared):
+         * shared for good, in the same step. Between lazy reads and reads
+         * through the kernel, each counting its bytes after reading them,
+         * no switch is safe while either is in flight: a lazy read begun
+         * as O_DIRECT was cleared read again the bytes of a kernel read
+         * not yet counted (every run of two readers and a thread flipping
+         * O_DIRECT), a description made O_DIRECT while it lagged synced
+         * its kernel offset back over a kernel read in flight (a signal
+         * handler's call; review). Shared, every read goes through the
+         * kernel, which orders them (the caller syncs). */
+        if ((old ^ now) & IOH_OFD_ELIGIBLE)
+            now |= IOH_OFD_SHARED;
+    } while (!atomic_compare_exchange_weak(&o->flags, &old, now));
 }
 
 void ioh_ofd_share(struct ioh_ofd *o)
@@ -694,13 +706,13 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
      * the claim had taken, and moved `offset` on past others (a handler's
      * zero-byte preadv2(RWF_HIPRI), then another's 8 KiB one; found by
      * review with gdb: the same bytes twice, and a gap). Lagging, that call
-     * syncs first: one lseek more for a pinned call in such a process,
-     * and for each read of a description made unfit for lazy reads after
-     * it lagged (F_SETFL O_DIRECT: its reads go to the kernel, each synced
-     * first). Not only while lazy: a handler's F_SETFL inside a fast-lane
-     * read that had passed its check, then the handler's pinned call,
-     * brought the race back (review). */
-    int may_claim = in_flight || __libc_single_threaded;
+     * syncs first: one lseek more for a pinned call in such a process.
+     * Only while lazy: a private description that is not stays exact, for
+     * a sync during one of its reads through the kernel (counted after
+     * the read) would put the kernel offset back over it; it cannot have
+     * become unfit with a fast-lane read in flight, since F_SETFL shares a
+     * description whose fitness changes (ioh_fd_setfl; review). */
+    int may_claim = in_flight || (__libc_single_threaded && ioh_ofd_lazy(o));
     atomic_store(&o->lagging, !ioh_ofd_private(o) ? IOH_LAG_SETTLED : may_claim ? 1 : 0);
     /* A lazy read of a description that stays private may claim between the
      * check above and the store: its mark_lagging saw 2 and did nothing.

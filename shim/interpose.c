@@ -1652,17 +1652,11 @@ static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg
             int how = fd_enter(fd, &o, &mark);
             how = fd_to_kernel(o, how);
             if (o) {
-                int was_lazy = ioh_ofd_lazy(o);
-                ioh_fd_setfl(fd, o);
-                /* Made fit for lazy reads again (O_DIRECT cleared): a read
-                 * through the kernel still in flight (another thread's, or
-                 * the one a signal handler interrupted) counts its bytes
-                 * after it read them, and a lazy read begun now read them
-                 * again (review: every run of two readers and a thread
-                 * clearing O_DIRECT). Shared for good instead, as after a
-                 * kernel copy. */
-                if (!was_lazy && ioh_ofd_lazy(o))
-                    leave_lazy(fd, o);
+                int was_private = ioh_ofd_private(o);
+                ioh_fd_setfl(fd, o);          /* shares it if its fitness for
+                                                 lazy reads changed */
+                if (was_private && !ioh_ofd_private(o))
+                    policy_sync(fd, o);
             }
             fd_leave(o, how);
         }

@@ -6,7 +6,7 @@
  * of runs (found by review, with gdb; INTERPOSITION.md section 8).
  *
  * usage: claimrace FILE dup|close|seekclose|hipri AT
- *        claimrace FILE threads|directflip 0
+ *        claimrace FILE threads|directflip|hflip 0
  *
  * FILE holds 32-bit words equal to their index (sigunion --make). The main
  * loop reads 8 KiB at a time until EOF or an error, and calls
@@ -26,6 +26,12 @@
  * and sets O_DIRECT again and again: cleared, the description became lazy
  * while a read through the kernel was in flight, whose bytes a lazy read
  * then read again (every run; review).
+ * `hflip` (one thread, no gdb): 4 reads of 4 KiB, then O_DIRECT set and one
+ * read of 32 MiB, during which a timer's handler clears O_DIRECT and asks
+ * lseek(SEEK_CUR): the handler must see the offset before or after the
+ * big read, and the program after it, and the next read must go on from
+ * there (review: a sync in the handler put the kernel offset back over
+ * the big read, not yet counted, and the next read got its bytes again).
  * Every read's first word says where it came from: sorted, the reads must
  * tile the file from 0 with no gap and no overlap, up to where the loop
  * stopped (EBADF once the handler closed the descriptor: the kernel
@@ -37,6 +43,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <time.h>
 
@@ -171,6 +178,55 @@ static void *tflipper(void *arg)
     return NULL;
 }
 
+/* hflip */
+static volatile sig_atomic_t g_hflip_fl;
+static volatile long long g_hflip_seen = -1;
+
+static void on_alarm_flip(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    if (fcntl(g_fd, F_SETFL, (int)g_hflip_fl) < 0)
+        die("F_SETFL in the handler");
+    g_hflip_seen = (long long)lseek(g_fd, 0, SEEK_CUR);
+    errno = saved;
+}
+
+static int run_hflip(void)
+{
+    enum { SMALL = 4096, BIG = 32 << 20 };
+    uint32_t *buf;
+    if (posix_memalign((void **)&buf, 4096, BIG))
+        die("posix_memalign");
+    for (int i = 0; i < 4; i++)
+        if (read(g_fd, buf, SMALL) != SMALL || buf[0] != (uint32_t)i * (SMALL / 4))
+            die("small read %d", i);
+    int fl = fcntl(g_fd, F_GETFL);
+    g_hflip_fl = fl;
+    if (fl < 0 || fcntl(g_fd, F_SETFL, fl | O_DIRECT) < 0)
+        die("F_SETFL O_DIRECT");
+    struct sigaction sa = {.sa_handler = on_alarm_flip};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it = {{0, 0}, {0, 2000}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    ssize_t r = read(g_fd, buf, BIG);
+    const long long before = 4 * SMALL, after = before + BIG;
+    if (r != BIG || buf[0] != (uint32_t)(before / 4))
+        die("the big read: %zd bytes from word %u", r, buf[0]);
+    long long at = (long long)lseek(g_fd, 0, SEEK_CUR);
+    if (read(g_fd, buf, SMALL) != SMALL)
+        die("the read after");
+    if (at != after || buf[0] != (uint32_t)(after / 4) ||
+        (g_hflip_seen != before && g_hflip_seen != after)) {
+        out("FAIL: after the big read the offset is %lld (want %lld), the next read starts at "
+            "byte %llu, the handler saw %lld\n", at, after, 4ull * buf[0], (long long)g_hflip_seen);
+        return 1;
+    }
+    out("OK reads=6 handler saw %s\n", g_hflip_seen == before ? "before" : "after");
+    return 0;
+}
+
 static int by_piece(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a >> 32, y = *(const uint64_t *)b >> 32;
@@ -215,13 +271,16 @@ int main(int argc, char **argv)
         die("usage: claimrace FILE dup|close|seekclose|hipri AT");
     g_mode = !strcmp(argv[2], "dup") ? 0 : !strcmp(argv[2], "close") ? 1
            : !strcmp(argv[2], "seekclose") ? 2 : !strcmp(argv[2], "hipri") ? 3
-           : !strcmp(argv[2], "threads") ? 4 : !strcmp(argv[2], "directflip") ? 5 : -1;
+           : !strcmp(argv[2], "threads") ? 4 : !strcmp(argv[2], "directflip") ? 5
+           : !strcmp(argv[2], "hflip") ? 6 : -1;
     if (g_mode < 0)
-        die("mode: dup, close, seekclose, hipri, threads or directflip, not %s", argv[2]);
+        die("mode: dup, close, seekclose, hipri, threads, directflip or hflip, not %s", argv[2]);
     long at = atol(argv[3]);
     g_fd = open(argv[1], g_mode == 5 ? O_RDONLY | O_DIRECT : O_RDONLY);
     if (g_fd < 0)
         die("open %s", argv[1]);
+    if (g_mode == 6)
+        return run_hflip();
     if (g_mode >= 4)
         return run_threads(g_mode == 5);
     struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART};

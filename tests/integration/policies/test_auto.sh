@@ -436,31 +436,37 @@ else:
         pass
 print(h.hexdigest())
 PY
-for mode in wide wide2 turn small headers; do
-    /usr/bin/python3 "$T/varied.py" $mode "$T/switch.bin" >"$T/varied-$mode.want"
-    LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
-        /usr/bin/python3 "$T/varied.py" $mode "$T/switch.bin" >"$T/varied-$mode.out" 2>"$T/varied-$mode.stats"
-    cmp -s "$T/varied-$mode.want" "$T/varied-$mode.out" || { show "$T/varied-$mode.out"; fail "varied $mode: output differs"; }
-done
-# at_least unseen|served STATS MIN WHAT: the reads let go unseen, or served
-# from blocks, that the IOHINT_STATS file shows are at least MIN.
+# at_least unseen|served STATS MIN: the reads let go unseen, or served from
+# blocks, that the IOHINT_STATS file shows are at least MIN.
 at_least() {
     local n
     case $1 in
     unseen) n=$(sed -n 's/.*reads let go unseen \([0-9]*\)$/\1/p' "$2") ;;
     served) n=$(sed -n 's/.*coalesce: [0-9]* reads, \([0-9]*\) served.*/\1/p' "$2") ;;
     esac
-    [[ -n $n && $n -ge $3 ]] || { show "$2"; fail "$4: ${n:-no} reads $1, expected at least $3"; }
+    [[ -n $n && $n -ge $3 ]]
 }
-grep -q 'auto decisions [2-9],' "$T/varied-wide.stats" ||
-    { show "$T/varied-wide.stats"; fail "wide lane: auto did not see the jump to random reads"; }
-at_least unseen "$T/varied-wide.stats" 400 "wide lane (~680 varied reads)"
-at_least unseen "$T/varied-wide2.stats" 500 "wide lane, 2-30 KiB (~1,050 reads)"
-at_least served "$T/varied-turn.stats" 30000 "wide lane, then 40,000 reads of 64 bytes"
-at_least unseen "$T/varied-headers.stats" 100 "headers: the wide lane must open before them, or this case tests nothing"
-at_least served "$T/varied-headers.stats" 1000 "a header read after each record (~1,600)"
-grep -q 'reads let go unseen 0$' "$T/varied-small.stats" ||
-    { show "$T/varied-small.stats"; fail "100-300 byte reads: let go unseen (no lane below a page)"; }
+# varied_ok MODE STATS: what the mode's run must show (a slow read closes a
+# lane for a while: up to three runs under the load of the whole suite).
+varied_ok() {
+    case $1 in
+    wide) grep -q 'auto decisions [2-9],' "$2" && at_least unseen "$2" 400 ;;   # of ~680
+    wide2) at_least unseen "$2" 500 ;;                                          # of ~1,050
+    turn) at_least served "$2" 30000 ;;                                         # of 40,000
+    headers) at_least unseen "$2" 100 && at_least served "$2" 1000 ;;           # of ~1,600
+    small) grep -q 'reads let go unseen 0$' "$2" ;;
+    esac
+}
+for mode in wide wide2 turn small headers; do
+    /usr/bin/python3 "$T/varied.py" $mode "$T/switch.bin" >"$T/varied-$mode.want"
+    for try in 1 2 3; do
+        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
+            /usr/bin/python3 "$T/varied.py" $mode "$T/switch.bin" >"$T/varied-$mode.out" 2>"$T/varied-$mode.stats"
+        cmp -s "$T/varied-$mode.want" "$T/varied-$mode.out" || { show "$T/varied-$mode.out"; fail "varied $mode: output differs"; }
+        varied_ok $mode "$T/varied-$mode.stats" && break
+        [[ $try -lt 3 ]] || { show "$T/varied-$mode.stats"; fail "varied $mode: not what the case expects (3 runs; see its comment above)"; }
+    done
+done
 /usr/bin/python3 "$switch" small "$T/switch.bin" >"$T/quiet-small.want"
 LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
     /usr/bin/python3 "$switch" small "$T/switch.bin" >"$T/quiet-small.out" 2>"$T/quiet-small.stats"

