@@ -83,9 +83,13 @@ for round in $(seq 1 12); do
     one auto "$round" 0 fixed-dup
 done
 out=$T/stats
-LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=auto IOHINT_STATS_FILE="$out" "$prog" "$f" 50 0 fixed >/dev/null ||
-    fail "fixed, with statistics: exit status $?"
-grep -Eq 'reads let go unseen [1-9][0-9]{2,}' "$out" ||
-    { show "$out"; fail "fixed under auto: the quiet lane was not used (want hundreds of reads unseen)"; }
+for try in 1 2 3; do              # (a slow read closes the lane a while)
+    rm -f "$out"
+    LD_PRELOAD="$IOHINT_LIB" IOHINT_POLICY=auto IOHINT_STATS_FILE="$out" "$prog" "$f" 50 0 fixed >/dev/null ||
+        fail "fixed, with statistics: exit status $?"
+    grep -Eq 'reads let go unseen [1-9][0-9]{2,}' "$out" && break
+    [[ $try -lt 3 ]] ||
+        { show "$out"; fail "fixed under auto: the quiet lane was not used (want hundreds of reads unseen, 3 runs)"; }
+done
 
 done_ok
