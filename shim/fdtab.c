@@ -611,11 +611,14 @@ void ioh_fd_setfl(int fd, struct ioh_ofd *o)
         if ((old ^ now) & IOH_OFD_ELIGIBLE)
             now |= IOH_OFD_SHARED;
     } while (!atomic_compare_exchange_weak(&o->flags, &old, now));
+    if ((now & IOH_OFD_SHARED) && !(old & IOH_OFD_SHARED))
+        ioh_ofd_settle_exact(o);
 }
 
 void ioh_ofd_share(struct ioh_ofd *o)
 {
     atomic_fetch_or(&o->flags, IOH_OFD_SHARED);
+    ioh_ofd_settle_exact(o);
 }
 
 /* Take the right to sync o (lagging: 1 lags, 2 being synced, 0 exact): 1
@@ -667,8 +670,23 @@ void ioh_ofd_sync_for_call(int fd, struct ioh_ofd *o)
 
 void ioh_ofd_sync(int fd, struct ioh_ofd *o)
 {
-    if (!o || !ioh_ofd_lags(o) || !sync_begin(o))
+    if (!o)
         return;
+    if (!ioh_ofd_lags(o)) {
+        if (!ioh_ofd_private(o))      /* shared (fork) and exact */
+            ioh_ofd_settle_exact(o);
+        return;
+    }
+    /* No signal handler on this thread until the sync is done: a handler's
+     * read inside it found the sync its own (sync_begin), went to the
+     * kernel at the offset not yet synced, and the sync then put the kernel
+     * offset over what it read (found by review). */
+    ioh_sigset saved;
+    ioh_signals_block(&saved);
+    if (!sync_begin(o)) {
+        ioh_signals_restore(&saved);
+        return;
+    }
     /* Let the lazy reads in flight in other threads finish (a read waiting on
      * slow storage included, as the kernel's f_pos lock would make a reader
      * of the same description wait). Not the one this thread may be in,
@@ -722,6 +740,7 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
      * call of a third thread unsynced, then the claim's check). */
     if (atomic_load(&o->offset) != at || (atomic_load(&o->use) & IOH_USE_LAZY_MASK))
         ioh_ofd_mark_lagging(o);
+    ioh_signals_restore(&saved);
 }
 
 int ioh__ofd_claim_stands(struct ioh_ofd *o, int64_t to)

@@ -362,6 +362,19 @@ extern _Atomic int ioh__lagged;
 #define IOH_LAG_SETTLED 3
 #define IOH_SYNC_PENDING INT64_MIN
 
+/* A description just shared whose kernel offset is exact (lagging 0): exact
+ * for good (IOH_LAG_SETTLED), so that a lazy read that passed its check
+ * before the share cannot mark it lagging afterwards (its mark_lagging
+ * finds it settled), which a later sync would have taken as leave to put
+ * the kernel offset back to `offset` over the kernel reads since (found by
+ * review). A reader that marked it first makes this fail: the sync that
+ * follows a share then waits for that reader. */
+static inline void ioh_ofd_settle_exact(struct ioh_ofd *o)
+{
+    int exact = 0;
+    atomic_compare_exchange_strong(&o->lagging, &exact, IOH_LAG_SETTLED);
+}
+
 /* Whether the kernel offset may lag `offset` (a sync is due or running). */
 static inline int ioh_ofd_lags(const struct ioh_ofd *o)
 {

@@ -7,6 +7,7 @@
  *
  * usage: claimrace FILE dup|close|seekclose|hipri AT
  *        claimrace FILE threads|directflip|hflip 0
+ *        claimrace FILE sharewin|syncsig 0   (under gdb, test_claimrace.sh)
  *
  * FILE holds 32-bit words equal to their index (sigunion --make). The main
  * loop reads 8 KiB at a time until EOF or an error, and calls
@@ -32,6 +33,13 @@
  * big read, and the program after it, and the next read must go on from
  * there (review: a sync in the handler put the kernel offset back over
  * the big read, not yet counted, and the next read got its bytes again).
+ * `sharewin`: one read of 4 KiB, in which gdb sends SIGUSR1 right after the
+ * read found the description fit for a lazy read; the handler sets and
+ * clears O_DIRECT (the description is shared) and reads 4 KiB. `syncsig`:
+ * one read of 4 KiB, then O_DIRECT set, in whose sync gdb sends SIGUSR1;
+ * the handler reads 4 KiB (O_DIRECT, aligned). Both: the reads must be
+ * the file's first 8 KiB, one each, and the offset 8 KiB after (review:
+ * both reads got the first 4 KiB, in each).
  * Every read's first word says where it came from: sorted, the reads must
  * tile the file from 0 with no gap and no overlap, up to where the loop
  * stopped (EBADF once the handler closed the descriptor: the kernel
@@ -178,6 +186,58 @@ static void *tflipper(void *arg)
     return NULL;
 }
 
+/* sharewin, syncsig */
+static uint32_t g_wbuf[2][1024] __attribute__((aligned(4096)));
+static volatile uint32_t g_hword = UINT32_MAX;
+
+static void on_usr1_window(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    int fl = fcntl(g_fd, F_GETFL);
+    if (g_mode == 7 && (fcntl(g_fd, F_SETFL, fl | O_DIRECT) < 0 || fcntl(g_fd, F_SETFL, fl) < 0))
+        die("F_SETFL in the handler");
+    if (read(g_fd, g_wbuf[1], 4096) != 4096)
+        die("the handler's read");
+    g_hword = g_wbuf[1][0];
+    g_handler++;
+    errno = saved;
+}
+
+static int run_window(void)
+{
+    struct sigaction sa = {.sa_handler = on_usr1_window, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
+    uint32_t first[2];
+    claimrace_ready(g_fd);
+    if (g_mode == 8) {                /* syncsig: a read, then the sync of O_DIRECT */
+        if (read(g_fd, g_wbuf[0], 4096) != 4096)
+            die("read");
+        first[0] = g_wbuf[0][0];
+        int fl = fcntl(g_fd, F_GETFL);
+        if (fl < 0 || fcntl(g_fd, F_SETFL, fl | O_DIRECT) < 0)
+            die("F_SETFL O_DIRECT");
+        first[1] = g_hword;
+    } else {                          /* sharewin: the handler inside the read */
+        if (read(g_fd, g_wbuf[0], 4096) != 4096)
+            die("read");
+        first[0] = g_wbuf[0][0];
+        first[1] = g_hword;
+    }
+    long long at = (long long)lseek(g_fd, 0, SEEK_CUR);
+    uint32_t lo = first[0] < first[1] ? first[0] : first[1];
+    uint32_t hi = first[0] < first[1] ? first[1] : first[0];
+    if (g_handler != 1 || lo != 0 || hi != 1024 || at != 8192) {
+        out("FAIL: reads from word %u (main) and %u (handler, %d runs), offset after %lld "
+            "(want the first 8 KiB once each, and 8192)\n",
+            first[0], first[1], (int)g_handler, at);
+        return 1;
+    }
+    out("OK reads=2 handler=1\n");
+    return 0;
+}
+
 /* hflip */
 static volatile sig_atomic_t g_hflip_fl;
 static volatile long long g_hflip_seen = -1;
@@ -272,15 +332,19 @@ int main(int argc, char **argv)
     g_mode = !strcmp(argv[2], "dup") ? 0 : !strcmp(argv[2], "close") ? 1
            : !strcmp(argv[2], "seekclose") ? 2 : !strcmp(argv[2], "hipri") ? 3
            : !strcmp(argv[2], "threads") ? 4 : !strcmp(argv[2], "directflip") ? 5
-           : !strcmp(argv[2], "hflip") ? 6 : -1;
+           : !strcmp(argv[2], "hflip") ? 6 : !strcmp(argv[2], "sharewin") ? 7
+           : !strcmp(argv[2], "syncsig") ? 8 : -1;
     if (g_mode < 0)
-        die("mode: dup, close, seekclose, hipri, threads, directflip or hflip, not %s", argv[2]);
+        die("mode: dup, close, seekclose, hipri, threads, directflip, hflip, sharewin or syncsig, "
+            "not %s", argv[2]);
     long at = atol(argv[3]);
     g_fd = open(argv[1], g_mode == 5 ? O_RDONLY | O_DIRECT : O_RDONLY);
     if (g_fd < 0)
         die("open %s", argv[1]);
     if (g_mode == 6)
         return run_hflip();
+    if (g_mode >= 7)
+        return run_window();
     if (g_mode >= 4)
         return run_threads(g_mode == 5);
     struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART};

@@ -69,6 +69,7 @@ one() {
     {
         echo "set pagination off"
         echo "set confirm off"
+        echo "handle SIGUSR1 SIGUSR2 nostop noprint pass"
         echo "set environment LD_PRELOAD=$IOHINT_LIB"
         echo "set environment IOHINT_POLICY=$policy"
         echo "break claimrace_ready"
@@ -118,6 +119,45 @@ for mode in dup close seekclose hipri; do
 done
 for mode in dup close seekclose; do
     one coalesce "$mode" ioh_coalesce_read_fast_st
+done
+
+# window MODE BREAK FINISH: a read of 4 KiB (claimrace.c, sharewin and
+# syncsig), gdb stopping at BREAK (then out of it if FINISH) to send
+# SIGUSR1, whose handler reads 4 KiB. sharewin: right after the main read
+# found the description fit for a lazy read, the handler shares it
+# (O_DIRECT set and cleared) and reads; syncsig: inside the sync of the
+# main loop's F_SETFL O_DIRECT, the handler reads. Both gave the first 4 KiB
+# twice (found by review): the share left the description's kernel offset
+# to be synced back over the handler's read; the handler's read found the
+# sync its own and read at the offset not yet synced. Now the share settles
+# the description, and a sync blocks signals until done.
+window() {
+    local policy=$1 mode=$2 brk=$3 finish=$4 out=$T/out rc=0
+    {
+        echo "set pagination off"
+        echo "set confirm off"
+        echo "handle SIGUSR1 SIGUSR2 nostop noprint pass"
+        echo "set environment LD_PRELOAD=$IOHINT_LIB"
+        echo "set environment IOHINT_POLICY=$policy"
+        echo "break claimrace_ready"
+        echo "run"
+        echo "break $brk"
+        echo "continue"
+        [[ -z $finish ]] || echo "finish"
+        echo "bt 6"
+        echo "signal SIGUSR1"
+        echo "delete"
+        echo "continue"
+    } >"$T/gdb.cmd"
+    timeout -k 5 120 gdb -q -batch -nx -x "$T/gdb.cmd" --args "$prog" "$f" "$mode" 0 >"$out" 2>&1 || rc=$?
+    [[ $rc -ne 124 && $rc -ne 137 ]] || { show "$out"; fail "$policy $mode: gdb timed out"; }
+    grep -Eq "^Breakpoint 2(\.[0-9]+)?," "$out" || { show "$out"; fail "$policy $mode: gdb never stopped at $brk"; }
+    grep -q '^OK reads=2 handler=1$' "$out" || { show "$out"; fail "$policy $mode: the first 4 KiB twice, or the offset off"; }
+    CASES=$((CASES + 1))
+}
+for policy in sequential auto coalesce; do
+    window "$policy" sharewin fd_enter_read finish
+    window "$policy" syncsig sync_kernel ""
 done
 
 done_ok
