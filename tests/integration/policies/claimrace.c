@@ -239,7 +239,7 @@ static int run_window(void)
 }
 
 /* hflip */
-static volatile sig_atomic_t g_hflip_fl;
+static volatile sig_atomic_t g_hflip_fl, g_hflip_in_read, g_hflip_during;
 static volatile long long g_hflip_seen = -1;
 
 static void on_alarm_flip(int sig)
@@ -249,6 +249,7 @@ static void on_alarm_flip(int sig)
     if (fcntl(g_fd, F_SETFL, (int)g_hflip_fl) < 0)
         die("F_SETFL in the handler");
     g_hflip_seen = (long long)lseek(g_fd, 0, SEEK_CUR);
+    g_hflip_during = g_hflip_in_read;
     errno = saved;
 }
 
@@ -270,7 +271,9 @@ static int run_hflip(void)
     sigaction(SIGALRM, &sa, NULL);
     struct itimerval it = {{0, 0}, {0, 2000}};
     setitimer(ITIMER_REAL, &it, NULL);
+    g_hflip_in_read = 1;
     ssize_t r = read(g_fd, buf, BIG);
+    g_hflip_in_read = 0;
     const long long before = 4 * SMALL, after = before + BIG;
     if (r != BIG || buf[0] != (uint32_t)(before / 4))
         die("the big read: %zd bytes from word %u", r, buf[0]);
@@ -283,7 +286,8 @@ static int run_hflip(void)
             "byte %llu, the handler saw %lld\n", at, after, 4ull * buf[0], (long long)g_hflip_seen);
         return 1;
     }
-    out("OK reads=6 handler saw %s\n", g_hflip_seen == before ? "before" : "after");
+    out("OK reads=6 handler saw %s, %s\n", g_hflip_seen == before ? "before" : "after",
+        g_hflip_during ? "during the big read" : "outside it");
     return 0;
 }
 
