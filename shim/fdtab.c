@@ -658,14 +658,19 @@ static int64_t sync_kernel(int fd, struct ioh_ofd *o)
 
 void ioh_ofd_sync_for_call(int fd, struct ioh_ofd *o)
 {
-    if (!o || !ioh_ofd_lags(o) || !sync_begin(o))
+    if (!o || !ioh_ofd_lags(o))
         return;
-    sync_kernel(fd, o);
-    /* Still lazy: a read in flight that claims after this is ordered after
-     * the call, and the next sync point syncs again. Not waited for: a
-     * signal handler's lock call must not wait for the read it interrupted
-     * (review: 200 ms per signal). */
-    atomic_store(&o->lagging, 1);
+    ioh_sigset saved;             /* as in ioh_ofd_sync (review) */
+    ioh_signals_block(&saved);
+    if (sync_begin(o)) {
+        sync_kernel(fd, o);
+        /* Still lazy: a read in flight that claims after this is ordered
+         * after the call, and the next sync point syncs again. Not waited
+         * for: a signal handler's lock call must not wait for the read it
+         * interrupted (review: 200 ms per signal). */
+        atomic_store(&o->lagging, 1);
+    }
+    ioh_signals_restore(&saved);
 }
 
 void ioh_ofd_sync(int fd, struct ioh_ofd *o)
@@ -684,6 +689,10 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
     ioh_sigset saved;
     ioh_signals_block(&saved);
     if (!sync_begin(o)) {
+        /* Another thread's sync made it exact meanwhile: shared, settled
+         * (as above; review). */
+        if (!ioh_ofd_private(o))
+            ioh_ofd_settle_exact(o);
         ioh_signals_restore(&saved);
         return;
     }

@@ -7,7 +7,7 @@
  *
  * usage: claimrace FILE dup|close|seekclose|hipri AT
  *        claimrace FILE threads|directflip|hflip 0
- *        claimrace FILE sharewin|syncsig 0   (under gdb, test_claimrace.sh)
+ *        claimrace FILE sharewin|syncsig|syncfion 0   (under gdb, test_claimrace.sh)
  *
  * FILE holds 32-bit words equal to their index (sigunion --make). The main
  * loop reads 8 KiB at a time until EOF or an error, and calls
@@ -37,7 +37,9 @@
  * read found the description fit for a lazy read; the handler sets and
  * clears O_DIRECT (the description is shared) and reads 4 KiB. `syncsig`:
  * one read of 4 KiB, then O_DIRECT set, in whose sync gdb sends SIGUSR1;
- * the handler reads 4 KiB (O_DIRECT, aligned). Both: the reads must be
+ * the handler reads 4 KiB (O_DIRECT, aligned). `syncfion`: the same in the
+ * sync of an ioctl(FIONREAD), the handler setting O_DIRECT first. All: the
+ * reads must be
  * the file's first 8 KiB, one each, and the offset 8 KiB after (review:
  * both reads got the first 4 KiB, in each).
  * Every read's first word says where it came from: sorted, the reads must
@@ -51,6 +53,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/ioctl.h>
 #include <sys/time.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -197,6 +200,8 @@ static void on_usr1_window(int sig)
     int fl = fcntl(g_fd, F_GETFL);
     if (g_mode == 7 && (fcntl(g_fd, F_SETFL, fl | O_DIRECT) < 0 || fcntl(g_fd, F_SETFL, fl) < 0))
         die("F_SETFL in the handler");
+    if (g_mode == 9 && fcntl(g_fd, F_SETFL, fl | O_DIRECT) < 0)
+        die("F_SETFL in the handler");
     if (read(g_fd, g_wbuf[1], 4096) != 4096)
         die("the handler's read");
     g_hword = g_wbuf[1][0];
@@ -218,6 +223,14 @@ static int run_window(void)
         int fl = fcntl(g_fd, F_GETFL);
         if (fl < 0 || fcntl(g_fd, F_SETFL, fl | O_DIRECT) < 0)
             die("F_SETFL O_DIRECT");
+        first[1] = g_hword;
+    } else if (g_mode == 9) {         /* syncfion: a read, then FIONREAD's sync */
+        if (read(g_fd, g_wbuf[0], 4096) != 4096)
+            die("read");
+        first[0] = g_wbuf[0][0];
+        int left;
+        if (ioctl(g_fd, FIONREAD, &left) < 0)
+            die("FIONREAD");
         first[1] = g_hword;
     } else {                          /* sharewin: the handler inside the read */
         if (read(g_fd, g_wbuf[0], 4096) != 4096)
@@ -337,10 +350,10 @@ int main(int argc, char **argv)
            : !strcmp(argv[2], "seekclose") ? 2 : !strcmp(argv[2], "hipri") ? 3
            : !strcmp(argv[2], "threads") ? 4 : !strcmp(argv[2], "directflip") ? 5
            : !strcmp(argv[2], "hflip") ? 6 : !strcmp(argv[2], "sharewin") ? 7
-           : !strcmp(argv[2], "syncsig") ? 8 : -1;
+           : !strcmp(argv[2], "syncsig") ? 8 : !strcmp(argv[2], "syncfion") ? 9 : -1;
     if (g_mode < 0)
-        die("mode: dup, close, seekclose, hipri, threads, directflip, hflip, sharewin or syncsig, "
-            "not %s", argv[2]);
+        die("mode: dup, close, seekclose, hipri, threads, directflip, hflip, sharewin, syncsig "
+            "or syncfion, not %s", argv[2]);
     long at = atol(argv[3]);
     g_fd = open(argv[1], g_mode == 5 ? O_RDONLY | O_DIRECT : O_RDONLY);
     if (g_fd < 0)

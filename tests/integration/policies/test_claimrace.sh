@@ -135,7 +135,7 @@ done
 # sync its own and read at the offset not yet synced. Now the share settles
 # the description, and a sync blocks signals until done.
 window() {
-    local policy=$1 mode=$2 brk=$3 finish=$4 out=$T/out rc=0
+    local policy=$1 mode=$2 brk=$3 finish=$4 frame=$5 out=$T/out rc=0
     {
         echo "set pagination off"
         echo "set confirm off"
@@ -155,12 +155,15 @@ window() {
     timeout -k 5 120 gdb -q -batch -nx -x "$T/gdb.cmd" --args "$prog" "$f" "$mode" 0 >"$out" 2>&1 || rc=$?
     [[ $rc -ne 124 && $rc -ne 137 ]] || { show "$out"; fail "$policy $mode: gdb timed out"; }
     grep -Eq "^Breakpoint 2(\.[0-9]+)?," "$out" || { show "$out"; fail "$policy $mode: gdb never stopped at $brk"; }
+    grep -Eq "^#[0-9]+ .*\\b$frame\\b" "$out" ||
+        { show "$out"; fail "$policy $mode: gdb did not stop inside $frame: not the window this case tests"; }
     grep -q '^OK reads=2 handler=1$' "$out" || { show "$out"; fail "$policy $mode: the first 4 KiB twice, or the offset off"; }
     CASES=$((CASES + 1))
 }
 for policy in sequential auto coalesce; do
-    window "$policy" sharewin fd_enter_read finish
-    window "$policy" syncsig sync_kernel ""
+    window "$policy" sharewin fd_enter_read finish do_read
+    window "$policy" syncsig sync_kernel "" do_fcntl
+    window "$policy" syncfion sync_kernel "" ioh_ofd_sync_for_call    # (review)
 done
 
 done_ok
