@@ -78,7 +78,10 @@ read -r reads served refills direct saved bin bout < <(coalesce_line threads) ||
 run threads-short coalesce=64K -- threads "$f" 8 12 100
 read -r reads served refills direct saved bin bout < <(coalesce_line threads-short) ||
     { show "$T/threads-short.stats"; fail "threads-short: no coalesce line"; }
-[[ $reads -ge 90 && $reads -le 96 ]] ||
+# (The 88 of the fast lane are added atomically; the 8 first reads, counted
+# on the full path with plain adds, may race: one CI run counted 86 when the
+# fast lane's adds were plain too.)
+[[ $reads -ge 88 && $reads -le 96 ]] ||
     { show "$T/threads-short.stats"; fail "threads-short: $reads reads counted, 96 made"; }
 
 # Small reads into 64 buffers in turn (statsprog rotating): served from
