@@ -67,16 +67,37 @@ for policy in sequential auto coalesce; do
 done
 command -v gdb >/dev/null || { note "gdb is not installed (apt-get install gdb): the cases that need it are skipped"; done_ok; exit 0; }
 
+# gdb_start POLICY: the gdb commands every case begins with: the program
+# under the shim and POLICY, run to claimrace_ready (breakpoint 1).
+gdb_start() {
+    echo "set pagination off"
+    echo "set confirm off"
+    echo "handle SIGUSR1 SIGUSR2 nostop noprint pass"
+    echo "set environment LD_PRELOAD=$IOHINT_LIB"
+    echo "set environment IOHINT_POLICY=$1"
+    echo "break claimrace_ready"
+    echo "run"
+}
+
+# gdb_run POLICY MODE AT: claimrace MODE AT under gdb with $T/gdb.cmd, its
+# output in $T/out.
+gdb_run() {
+    local rc=0
+    timeout -k 5 120 gdb -q -batch -nx -x "$T/gdb.cmd" --args "$prog" "$f" "$2" "$3" >"$T/out" 2>&1 || rc=$?
+    [[ $rc -ne 124 && $rc -ne 137 ]] || { show "$T/out"; fail "$1 $2: gdb timed out"; }
+}
+
+# stopped_in POLICY MODE FRAME WHAT: the stack gdb printed shows FRAME, or
+# the case did not stop at WHAT it tests.
+stopped_in() {
+    grep -Eq "^#[0-9]+ .*\\b$3\\b" "$T/out" ||
+        { show "$T/out"; fail "$1 $2: gdb did not stop in $3: not $4"; }
+}
+
 one() {
-    local policy=$1 mode=$2 frame=$3 pread_frame=${4:-} out=$T/out rc=0
+    local policy=$1 mode=$2 frame=$3 pread_frame=${4:-} out=$T/out
     {
-        echo "set pagination off"
-        echo "set confirm off"
-        echo "handle SIGUSR1 SIGUSR2 nostop noprint pass"
-        echo "set environment LD_PRELOAD=$IOHINT_LIB"
-        echo "set environment IOHINT_POLICY=$policy"
-        echo "break claimrace_ready"
-        echo "run"
+        gdb_start "$policy"
         echo "set \$fd = fd"
         if [[ $mode == hipri ]]; then
             echo "break *ioh_real.pread64"
@@ -96,17 +117,14 @@ one() {
         echo "delete"
         echo "continue"
     } >"$T/gdb.cmd"
-    timeout -k 5 120 gdb -q -batch -nx -x "$T/gdb.cmd" --args "$prog" "$f" "$mode" 600 >"$out" 2>&1 || rc=$?
-    [[ $rc -ne 124 && $rc -ne 137 ]] || { show "$out"; fail "$policy $mode: gdb timed out"; }
+    gdb_run "$policy" "$mode" 600
     grep -q '^Hardware watchpoint [0-9]*: -location' "$out" ||
         { show "$out"; fail "$policy $mode: no hardware watchpoint on the offset (debug info?)"; }
-    grep -Eq "^#[0-9]+ .*\\b$frame\\b" "$out" ||
-        { show "$out"; fail "$policy $mode: gdb did not stop in $frame: not the claim this case tests"; }
+    stopped_in "$policy" "$mode" "$frame" "the claim this case tests"
     local want=1
     if [[ $mode == hipri ]]; then
         want=2
-        grep -Eq "^#[0-9]+ .*\\b$pread_frame\\b" "$out" ||
-            { show "$out"; fail "$policy $mode: the first handler did not run in $pread_frame's pread"; }
+        stopped_in "$policy" "$mode" "$pread_frame" "the main read's pread, where the first handler runs"
         local ms
         ms=$(sed -n 's/^pinned calls in the handler: \([0-9]*\) ms$/\1/p' "$out")
         [[ -n $ms && $ms -lt 150 ]] ||
@@ -135,15 +153,9 @@ done
 # sync its own and read at the offset not yet synced. Now the share settles
 # the description, and a sync blocks signals until done.
 window() {
-    local policy=$1 mode=$2 brk=$3 finish=$4 frame=$5 out=$T/out rc=0
+    local policy=$1 mode=$2 brk=$3 finish=$4 frame=$5 out=$T/out
     {
-        echo "set pagination off"
-        echo "set confirm off"
-        echo "handle SIGUSR1 SIGUSR2 nostop noprint pass"
-        echo "set environment LD_PRELOAD=$IOHINT_LIB"
-        echo "set environment IOHINT_POLICY=$policy"
-        echo "break claimrace_ready"
-        echo "run"
+        gdb_start "$policy"
         echo "break $brk"
         echo "continue"
         [[ -z $finish ]] || echo "finish"
@@ -152,11 +164,9 @@ window() {
         echo "delete"
         echo "continue"
     } >"$T/gdb.cmd"
-    timeout -k 5 120 gdb -q -batch -nx -x "$T/gdb.cmd" --args "$prog" "$f" "$mode" 0 >"$out" 2>&1 || rc=$?
-    [[ $rc -ne 124 && $rc -ne 137 ]] || { show "$out"; fail "$policy $mode: gdb timed out"; }
+    gdb_run "$policy" "$mode" 0
     grep -Eq "^Breakpoint 2(\.[0-9]+)?," "$out" || { show "$out"; fail "$policy $mode: gdb never stopped at $brk"; }
-    grep -Eq "^#[0-9]+ .*\\b$frame\\b" "$out" ||
-        { show "$out"; fail "$policy $mode: gdb did not stop inside $frame: not the window this case tests"; }
+    stopped_in "$policy" "$mode" "$frame" "the window this case tests"
     grep -q '^OK reads=2 handler=1$' "$out" || { show "$out"; fail "$policy $mode: the first 4 KiB twice, or the offset off"; }
     CASES=$((CASES + 1))
 }
