@@ -40,10 +40,12 @@
  * (descriptors 0-1023) and the first chunk of ofds are static, in pages of
  * their own: every process under the shim needs them, and an mmap each cost
  * a system call (~1.3 us here) beside the page faults their use costs
- * either way. */
+ * either way. The first page is in place from init on, and ioh_fd_entry
+ * finds it without the table (fdtab.h). */
 _Atomic(struct ioh_fdent *) ioh__fd_pages[FD_PAGES];   /* set once, by CAS */
-static _Alignas(4096) struct ioh_fdent g_fd_page0[FD_PAGE_SIZE];
-_Atomic uint32_t ioh__fork_gen;                         /* bumped when all become shared */
+_Alignas(4096) struct ioh_fdent ioh__fd_page0[FD_PAGE_SIZE];
+#define g_fd_page0 ioh__fd_page0
+IOH_STARTUP_DATA _Atomic uint32_t ioh__fork_gen;       /* bumped when all become shared */
 
 IOH_STARTUP_DATA static struct {
     _Alignas(64)                                   /* a line of its own: the lock */
@@ -140,6 +142,7 @@ void ioh_fdtab_init(void)
     atomic_compare_exchange_strong(&g_fd.next_file_id, &zero, 1);
     g_exit_key_ok = pthread_key_create(&g_exit_key, thread_exit) == 0 && g_exit_key < 32;
     g_fd.no_paths = 0;            /* until ioh_fdtab_set_paths says otherwise */
+    atomic_store(&ioh__fd_pages[0], g_fd_page0);   /* as ioh_fd_entry takes it */
 }
 
 struct ioh_fdent *ioh__fd_entry_create(int fd)

@@ -439,6 +439,20 @@ static inline ssize_t real_pread(int fd, void *buf, size_t n, off64_t off)
     return raw_result(ioh_raw_pread(fd, buf, n, off));
 }
 
+/* The quiet lane's pread: the system call itself where the next pread64 is
+ * libc's own, which makes just that call in a process of one thread, the
+ * only kind the lane runs in (no cancellation point there: glibc counts a
+ * process that cancels itself as threaded first). One call level and one
+ * indirect call less, 13-15 ns of a quiet 8 KiB read (docs/shim.md, "Cost
+ * of a read"). A library between the shim and libc that defines pread64
+ * still sees each call. */
+static inline ssize_t lane_pread(int fd, void *buf, size_t n, off64_t off)
+{
+    if (__builtin_expect(ioh_real.pread64 != ioh_real_libc_pread64, 0))
+        return real_pread(fd, buf, n, off);
+    return raw_result(ioh_raw_pread(fd, buf, n, off));
+}
+
 static ssize_t real_readv(int fd, const struct iovec *iov, int cnt)
 {
     if (ioh_real.readv)
@@ -1028,7 +1042,7 @@ static inline ssize_t private_quiet_read(int fd, struct ioh_ofd *o, uint64_t mar
         atomic_load_explicit(&o->fast_end, memory_order_relaxed) != pos || !ioh_ofd_lazy(o))
         return IOH_NO_LANE;
     int *errp = &errno, err = *errp;
-    ssize_t r = real_pread(fd, buf, n, pos);
+    ssize_t r = lane_pread(fd, buf, n, pos);
     if (!ioh_fd_rebind_same(fd, mark)) {
         *errp = err;              /* the full path reads again */
         return IOH_NO_LANE;
@@ -1048,9 +1062,13 @@ static inline ssize_t private_quiet_read(int fd, struct ioh_ofd *o, uint64_t mar
  * that is seen, not in a handler's read inside ours), and the lane of a
  * read the shim has nothing to do for. Out of line: inlined beside the
  * coalescing fast lane, they made its served reads 18% slower (seed 002,
- * tiny_reads --mode read under coalesce). */
-static __attribute__((noinline)) ssize_t kernel_lanes(int fd, struct ioh_ofd *o, uint64_t mark,
-                                                      void *buf, size_t n)
+ * tiny_reads --mode read under coalesce). Hot, as read(): gcc puts both in
+ * .text.hot, side by side, so a quiet read runs in one page of the shim's
+ * code, not two far apart (with the variables it reads in one page of
+ * data, state.h; with lane_pread, 184 -> 134 ns a quiet 8 KiB read,
+ * docs/shim.md "Cost of a read"). */
+static __attribute__((noinline, hot)) ssize_t kernel_lanes(int fd, struct ioh_ofd *o,
+                                                           uint64_t mark, void *buf, size_t n)
 {
     if (ioh_quiet_fits(atomic_load_explicit(&o->quiet, memory_order_relaxed), n) &&
         ((o->quiet_n + 1) & (IOH_QUIET_SAMPLE - 1)) != 0 && ioh_tls.depth == 0) {
@@ -1076,7 +1094,7 @@ static __attribute__((noinline)) ssize_t kernel_lanes(int fd, struct ioh_ofd *o,
  * made calls of them, and seed 002's served reads were 4-27% slower); the
  * full path stays a call. (Not __read_chk, rarer: the lanes inlined in both
  * had the same effect.) */
-IOH_EXPORT __attribute__((flatten)) ssize_t read(int fd, void *buf, size_t n)
+IOH_EXPORT __attribute__((flatten, hot)) ssize_t read(int fd, void *buf, size_t n)
 {
     struct ioh_ofd *o;
     struct ioh_coalesce *cb;

@@ -8,8 +8,9 @@
 
 #include "log.h"
 #include "options.h"
+#include "state.h"
 
-ioh_lttng_emit_fn ioh__lttng_emit;
+IOH_STARTUP_DATA ioh_lttng_emit_fn ioh__lttng_emit;    /* a read() looks at it */
 
 /* Any object of this library, to ask the loader where it is. */
 static const char g_here;

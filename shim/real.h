@@ -147,4 +147,10 @@ int ioh_real_ensure(void);
 /* How many names did not resolve (for diagnostics and tests). */
 int ioh_real_missing(void);
 
+/* libc's own pread64 when that is the next one (no other library between
+ * the shim and libc defines it), else NULL: where ioh_real.pread64 is still
+ * this, a wrapper may make the system call itself (shim/interpose.c,
+ * lane_pread). A test that fakes ioh_real.pread64 is called as before. */
+extern __typeof__(ioh_real.pread64) ioh_real_libc_pread64;
+
 #endif
