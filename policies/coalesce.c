@@ -16,7 +16,7 @@
 
 /* Pool and counters. The pool lock is a try-spin with owner check, taken only
  * at open/close time. */
-_Atomic uint32_t ioh__coalesce_gen;
+IOH_STARTUP_DATA _Atomic uint32_t ioh__coalesce_gen;   /* every served read looks at it */
 _Atomic uint32_t ioh__coalesce_file_gen[IOH_COALESCE_SLOTS];
 /* The files with a writer no wrapper sees (ioh_coalesce_writer): per slot
  * a count, the refill's quick test, and the files themselves, so that a

@@ -12,7 +12,7 @@ IOH_STARTUP_DATA static struct {
     _Atomic uint64_t span_ns;      /* baseline the rate was computed over */
 } g_clock;
 
-_Atomic uint64_t ioh__clock_rate;  /* ns per tick, 32.32 fixed point */
+IOH_STARTUP_DATA _Atomic uint64_t ioh__clock_rate;  /* ns per tick, 32.32 fixed point */
 
 #if IOH_CLOCK_TSC
 static void calibrate_pair(uint64_t *tsc, uint64_t *ns)

@@ -40,8 +40,8 @@
  * (descriptors 0-1023) and the first chunk of ofds are static, in pages of
  * their own: every process under the shim needs them, and an mmap each cost
  * a system call (~1.3 us here) beside the page faults their use costs
- * either way. The first page is in place from init on, and ioh_fd_entry
- * finds it without the table (fdtab.h). */
+ * either way. The first page is never in the table: ioh_fd_entry
+ * (fdtab.h) and the walks (fd_page) take it directly. */
 _Atomic(struct ioh_fdent *) ioh__fd_pages[FD_PAGES];   /* set once, by CAS */
 _Alignas(4096) struct ioh_fdent ioh__fd_page0[FD_PAGE_SIZE];
 #define g_fd_page0 ioh__fd_page0
@@ -113,7 +113,7 @@ static void fd_unlock(void)
  * thread keeps to itself are added to the statistics (policies/coalesce.h).
  * (The thread that calls exit runs no destructor: ioh_pol_finish adds its
  * own counts.) */
-_Atomic int ioh__lagged;
+IOH_STARTUP_DATA _Atomic int ioh__lagged;
 
 IOH_STARTUP_DATA static pthread_key_t g_exit_key;
 IOH_STARTUP_DATA static int g_exit_key_ok;
@@ -142,25 +142,36 @@ void ioh_fdtab_init(void)
     atomic_compare_exchange_strong(&g_fd.next_file_id, &zero, 1);
     g_exit_key_ok = pthread_key_create(&g_exit_key, thread_exit) == 0 && g_exit_key < 32;
     g_fd.no_paths = 0;            /* until ioh_fdtab_set_paths says otherwise */
-    atomic_store(&ioh__fd_pages[0], g_fd_page0);   /* as ioh_fd_entry takes it */
+    /* The first entries' page and the device caches' written first: the
+     * first open reads both before it writes them, and a page read first
+     * faults twice (the zero page, then a copy: ~1 us more here). Nothing
+     * else uses them before init ends; the values stay 0. */
+    atomic_store_explicit(&g_fd_page0[0].stream_end, 0, memory_order_relaxed);
+    atomic_store_explicit(&ioh_devcaches.fs_type.val[0], 0, memory_order_relaxed);
+}
+
+/* Page pi of the table, for the walks: the first is always there (static,
+ * and found by ioh_fd_entry without the table, which never holds it: one
+ * page of .bss fewer written at start). */
+static struct ioh_fdent *fd_page(unsigned pi)
+{
+    return pi == 0 ? g_fd_page0 : atomic_load(&ioh__fd_pages[pi]);
 }
 
 struct ioh_fdent *ioh__fd_entry_create(int fd)
 {
     unsigned pi = (unsigned)fd >> FD_PAGE_BITS;
-    struct ioh_fdent *fresh = pi == 0 ? g_fd_page0 : ioh_map_anon(FD_PAGE_SIZE * sizeof *fresh);
+    if (pi == 0)                  /* (ioh_fd_entry does not come here for it) */
+        return &g_fd_page0[fd];
+    struct ioh_fdent *fresh = ioh_map_anon(FD_PAGE_SIZE * sizeof *fresh);
     if (!fresh)
         return NULL;
     /* The entry is about to be read, then written: write it first, or its
-     * page faults twice (the zero page, then a copy). Not in the static
-     * page, which others may have in place already: the store would wipe
-     * an entry a thread that won the race just set (found by review). */
-    if (fresh != g_fd_page0)
-        atomic_store_explicit(&fresh[fd & (FD_PAGE_SIZE - 1)].ofd, NULL, memory_order_relaxed);
+     * page faults twice (the zero page, then a copy). */
+    atomic_store_explicit(&fresh[fd & (FD_PAGE_SIZE - 1)].ofd, NULL, memory_order_relaxed);
     struct ioh_fdent *expected = NULL, *page = fresh;
     if (!atomic_compare_exchange_strong(&ioh__fd_pages[pi], &expected, fresh)) {
-        if (fresh != g_fd_page0)
-            ioh_raw2(SYS_munmap, fresh, FD_PAGE_SIZE * sizeof *fresh);
+        ioh_raw2(SYS_munmap, fresh, FD_PAGE_SIZE * sizeof *fresh);
         page = expected;
     }
     return &page[fd & (FD_PAGE_SIZE - 1)];
@@ -519,7 +530,7 @@ void ioh_fd_closed_range(unsigned lo, unsigned hi)
     if (!fd_lock())
         return;
     for (unsigned pi = lo >> FD_PAGE_BITS; pi <= hi >> FD_PAGE_BITS; pi++) {
-        struct ioh_fdent *page = atomic_load(&ioh__fd_pages[pi]);
+        struct ioh_fdent *page = fd_page(pi);
         if (!page)
             continue;
         unsigned first = pi == lo >> FD_PAGE_BITS ? lo & (FD_PAGE_SIZE - 1) : 0;
@@ -552,7 +563,7 @@ void ioh_fd_rebind_range(unsigned lo, unsigned hi, struct ioh_fd_pageset *pages,
      * end touches the pages the begin touched (a page created in between
      * starts at 0). */
     for (unsigned pi = lo >> FD_PAGE_BITS; pi <= hi >> FD_PAGE_BITS; pi++) {
-        struct ioh_fdent *page = atomic_load(&ioh__fd_pages[pi]);
+        struct ioh_fdent *page = fd_page(pi);
         uint64_t bit = 1ull << (pi % 64);
         if (end ? !(pages->bits[pi / 64] & bit) : !page)
             continue;
@@ -812,7 +823,7 @@ void ioh_fdtab_fork_child(void)
     g_fd.fork_held = 0;
     /* Rebinds another thread had under way never end here. */
     for (unsigned pi = 0; pi < FD_PAGES; pi++) {
-        struct ioh_fdent *page = atomic_load(&ioh__fd_pages[pi]);
+        struct ioh_fdent *page = fd_page(pi);
         for (unsigned i = 0; page && i < FD_PAGE_SIZE; i++) {
             uint64_t v = atomic_load(&page[i].rebind);
             if (v & IOH_FD_REBIND_BUSY)
@@ -825,7 +836,7 @@ void ioh_fdtab_fork_child(void)
 void ioh_fdtab_foreach(void (*fn)(int fd, struct ioh_ofd *o, void *arg), void *arg)
 {
     for (unsigned pi = 0; pi < FD_PAGES; pi++) {
-        struct ioh_fdent *page = atomic_load(&ioh__fd_pages[pi]);
+        struct ioh_fdent *page = fd_page(pi);
         if (!page)
             continue;
         for (unsigned i = 0; i < FD_PAGE_SIZE; i++) {

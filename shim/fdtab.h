@@ -145,7 +145,8 @@ void ioh_fdtab_set_thread_exit_hook(void (*fn)(void));
 #define IOH_FD_PAGE_SIZE (1u << IOH_FD_PAGE_BITS)
 #define IOH_FD_PAGES     1024u                  /* 1M descriptors */
 
-/* The table's pages; each set once (fdtab.c). */
+/* The table's pages, each set once (fdtab.c); the first, static, is not in
+ * the table (ioh__fd_pages[0] stays NULL). */
 extern _Atomic(struct ioh_fdent *) ioh__fd_pages[IOH_FD_PAGES];
 extern struct ioh_fdent ioh__fd_page0[IOH_FD_PAGE_SIZE];
 struct ioh_fdent *ioh__fd_entry_create(int fd);
@@ -154,8 +155,7 @@ struct ioh_fdent *ioh__fd_entry_create(int fd);
  * create is 0). Lock-free. Always inlined, as ioh_fd_lookup: on the read
  * fast lanes' path, gcc once made a call of the lookup, and seed 002's
  * served reads were 27% slower. Descriptors 0-1023 go straight to the
- * static first page (ioh_fdtab_init puts it in the table too, for the
- * walks over all pages): no load of the table's page on every read. An
+ * static first page: no load from the table's own page on every read. An
  * entry there that nothing set is all zeros, as a missing one: no ofd. */
 static inline __attribute__((always_inline)) struct ioh_fdent *ioh_fd_entry(int fd, int create)
 {

@@ -87,7 +87,7 @@ static void fork_parent(void)
  * finish the parent's trace or print its statistics (ioh_finish_early). */
 IOH_STARTUP_DATA static int32_t g_owner_pid;
 /* The statistics printed and the trace finished (finish_once). */
-static _Atomic int g_finished;
+IOH_STARTUP_DATA static _Atomic int g_finished;   /* (its page is written already) */
 
 static void fork_child(void)
 {

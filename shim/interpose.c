@@ -603,8 +603,9 @@ static ssize_t lazy_readv(int fd, struct ioh_ofd *o, uint64_t mark, int check,
 
 /* A shared mapping of a regular file that can be written (now, or after an
  * mprotect) changes the file with plain stores no wrapper sees: from the
- * first one on, no read is served from a block (INTERPOSITION.md 7.8). */
-static _Atomic int g_shared_map;
+ * first one on, no read is served from a block (INTERPOSITION.md 7.8).
+ * Every served read looks at it: in the page read() looks at anyway. */
+IOH_STARTUP_DATA static _Atomic int g_shared_map;
 static inline int blocks_ok(void)
 {
     return !atomic_load_explicit(&g_shared_map, memory_order_relaxed);
@@ -1028,9 +1029,9 @@ static inline int kernel_only(const struct ioh_ofd *o)
  * writer appended meanwhile, as a read made a moment later would get. A
  * read of this file that fails consumed nothing: its -1 and errno are the
  * program's.
- * No hold, so a cancel acting inside the pread (libc's, a cancellation
- * point, and as libc's visible to a library preloaded after the shim)
- * leaves nothing behind. 8 KiB reads under auto (callgrind, every read
+ * No hold, so a cancel acting inside the pread leaves nothing behind (a
+ * library preloaded after the shim that defines pread64 sees each call:
+ * lane_pread). 8 KiB reads under auto (callgrind, every read
  * counted, the sampled ones too): 470 instructions of the shim a read
  * through the full path, 240 with this lane. */
 static inline ssize_t private_quiet_read(int fd, struct ioh_ofd *o, uint64_t mark, void *buf,
@@ -1067,7 +1068,7 @@ static inline ssize_t private_quiet_read(int fd, struct ioh_ofd *o, uint64_t mar
  * code, not two far apart (with the variables it reads in one page of
  * data, state.h; with lane_pread, 184 -> 134 ns a quiet 8 KiB read,
  * docs/shim.md "Cost of a read"). */
-static __attribute__((noinline, hot)) ssize_t kernel_lanes(int fd, struct ioh_ofd *o,
+static __attribute__((noinline, hot, aligned(4096))) ssize_t kernel_lanes(int fd, struct ioh_ofd *o,
                                                            uint64_t mark, void *buf, size_t n)
 {
     if (ioh_quiet_fits(atomic_load_explicit(&o->quiet, memory_order_relaxed), n) &&

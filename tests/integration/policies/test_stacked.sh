@@ -1,0 +1,28 @@
+#!/bin/bash
+# A library preloaded after the shim that wraps pread64 sees every pread64
+# the shim makes for the program's reads: under auto, 8 KiB read()s go
+# through the quiet lane, whose pread is the system call itself only when
+# the next pread64 is libc's own (shim/interpose.c, lane_pread). (wrong_hint,
+# not dd: dd closes its stderr before the library can report.) Also when
+# the library defines gnu_get_libc_version (it is not libc for that; found
+# by review: the lane went past it, 87 calls of 1,026).
+source "$(dirname "$0")/../lib.sh"
+
+f=$T/words.bin
+"$POLPROGS/sigunion" --make "$f" $((8 * 1024 * 1024))
+prog=$EXAMPLES/wrong_hint
+want=$("$prog" --hint none "$f")
+for lib in stacked_lib stacked_libv; do
+    so=$POLPROGS/lib$lib.so
+    got=$(LD_PRELOAD="$IOHINT_LIB $so" IOHINT_POLICY=auto IOHINT_STATS=1 \
+        "$prog" --hint none "$f" 2>"$T/err")
+    [[ $got == "$want" ]] || fail "$lib: the output differs"
+    calls=$(sed -n 's/^stacked_lib: \([0-9]*\) pread64$/\1/p' "$T/err")
+    unseen=$(sed -n 's/.*reads let go unseen \([0-9]*\).*/\1/p' "$T/err")
+    [[ -n $calls && -n $unseen ]] || { show "$T/err"; fail "$lib: no count from the library or no statistics"; }
+    # 1,024 reads of data and one at the end; most of them in the lane
+    [[ $unseen -ge 512 ]] || { show "$T/err"; fail "$lib: only $unseen reads in the quiet lane (nothing tested)"; }
+    [[ $calls -ge 1025 ]] || { show "$T/err"; fail "$lib: saw $calls pread64 calls of the 1,025 reads"; }
+    CASES=$((CASES + 1))
+done
+done_ok
