@@ -445,12 +445,21 @@ static inline ssize_t real_pread(int fd, void *buf, size_t n, off64_t off)
  * process that cancels itself as threaded first). One call level and one
  * indirect call less, 13-15 ns of a quiet 8 KiB read (docs/shim.md, "Cost
  * of a read"). A library between the shim and libc that defines pread64
- * still sees each call. */
-static inline ssize_t lane_pread(int fd, void *buf, size_t n, off64_t off)
+ * still sees each call. The result as the kernel's: bytes or -errno, errno
+ * untouched (the lane sets it only for a failure it returns: no call of
+ * __errno_location before each read). */
+static inline long lane_pread(int fd, void *buf, size_t n, off64_t off)
 {
-    if (__builtin_expect(ioh_real.pread64 != ioh_real_libc_pread64, 0))
-        return real_pread(fd, buf, n, off);
-    return raw_result(ioh_raw_pread(fd, buf, n, off));
+    if (__builtin_expect(ioh_real.pread64 == ioh_real_libc_pread64, 1))
+        return ioh_raw_pread(fd, buf, n, off);
+    /* As the kernel answers: bytes, or -errno with errno as it was. */
+    int *errp = &errno, err = *errp;
+    long r = real_pread(fd, buf, n, off);
+    if (r < 0) {
+        r = -*errp;
+        *errp = err;
+    }
+    return r;
 }
 
 static ssize_t real_readv(int fd, const struct iovec *iov, int cnt)
@@ -1023,7 +1032,7 @@ static inline int kernel_only(const struct ioh_ofd *o)
  * thread does (coalesce.h, ioh_coalesce_read_fast_st): a handler that read
  * or seeked meanwhile moved the offset, and the claim fails; one that
  * closed or dup'd fd shows in the mark (then the pread may have read
- * another file: its errno is put back), or in `lagging` after the claim
+ * another file: errno is left as it was), or in `lagging` after the claim
  * (given back). Then, and when the read is short, nothing is claimed and
  * the full path reads again: on a regular file, the same bytes, or what a
  * writer appended meanwhile, as a read made a moment later would get. A
@@ -1042,14 +1051,13 @@ static inline ssize_t private_quiet_read(int fd, struct ioh_ofd *o, uint64_t mar
         atomic_load_explicit(&o->lagging, memory_order_relaxed) != 1 ||
         atomic_load_explicit(&o->fast_end, memory_order_relaxed) != pos || !ioh_ofd_lazy(o))
         return IOH_NO_LANE;
-    int *errp = &errno, err = *errp;
-    ssize_t r = lane_pread(fd, buf, n, pos);
-    if (!ioh_fd_rebind_same(fd, mark)) {
-        *errp = err;              /* the full path reads again */
-        return IOH_NO_LANE;
+    long r = lane_pread(fd, buf, n, pos);
+    if (!ioh_fd_rebind_same(fd, mark))
+        return IOH_NO_LANE;       /* the full path reads again */
+    if (r < 0) {
+        errno = (int)-r;
+        return -1;
     }
-    if (r < 0)
-        return r;
     if ((size_t)r != n || !ioh_ofd_claim_st(o, fd, mark, pos, (int64_t)n))
         return IOH_NO_LANE;
     atomic_store_explicit(&o->fast_end, pos + (int64_t)n, memory_order_relaxed);
