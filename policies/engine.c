@@ -1495,6 +1495,7 @@ void ioh_pol_stop_threads_for_good(int join)
 void ioh_pol_thread_exit(void)
 {
     ioh_coalesce_count_fast();
+    ioh_prefetch_thread_exit();
 }
 
 /* Could the policy coalesce any file (a `coalesce` action or `auto`)? */

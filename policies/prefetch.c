@@ -63,6 +63,7 @@ static struct {
     _Atomic uint32_t sleeping;
     _Atomic int state;             /* 0 none, 1 starting, 2 running, 3 stopping, -1 failed,
                                       4 stopped for good */
+    _Atomic int main_gone;         /* the main thread ended (pthread_exit): no worker */
     pthread_t thread;
     _Atomic int worker_tid;
     int warned;
@@ -394,7 +395,7 @@ static int start(void)
     int s = atomic_load(&g.state);
     if (s == 2)
         return 1;
-    if (s == -1 || s == 3 || s == 4)
+    if (s == -1 || s == 3 || s == 4 || atomic_load(&g.main_gone))
         return 0;
     int expected = 0;
     if (!atomic_compare_exchange_strong(&g.state, &expected, 1))
@@ -422,9 +423,10 @@ int ioh_prefetch_enqueue(int fd, uint64_t dev, uint64_t ino, int64_t off, uint64
     struct request req = {.fd = fd, .how = (int)how, .dev = dev, .ino = ino, .off = off,
                           .len = len};
     if (!start()) {
-        /* No thread could start: hints are cheap enough inline; reads are
-         * not. A worker stopping (unshare, setns) takes none either. */
-        if (atomic_load(&g.state) == -1)
+        /* No thread could start, or none may (the main thread gone): hints
+         * are cheap enough inline; reads are not. A worker stopping
+         * (unshare, setns) takes none either. */
+        if (atomic_load(&g.state) == -1 || atomic_load(&g.main_gone))
             carry_out(&req, 0);
         return 0;
     }
@@ -475,6 +477,28 @@ void ioh_prefetch_stop(void)
     atomic_store(&g.tail, 0);
     memset(g.q, 0, sizeof g.q);
     atomic_store(&g.state, 0);
+}
+
+void ioh_prefetch_thread_exit(void)
+{
+    if (ioh_raw_gettid() != ioh_raw_getpid())
+        return;                   /* while the main thread lives, it ends the process */
+    atomic_store(&g.main_gone, 1);
+    /* A start that won the race with the flag: stopped too. (The worker's
+     * copies of the program's descriptors come through a pidfd of the main
+     * thread, which has no table left once it has ended: a worker started
+     * after it could do nothing but count its requests stale.) */
+    for (int i = 0; i < 20000; i++) {       /* 2 s at most (as below) */
+        int s = atomic_load(&g.state);
+        if (s == 0 || s == -1 || s == 4)
+            return;
+        if (s == 2)
+            ioh_prefetch_stop();
+        else {
+            struct timespec ts = {0, 100 * 1000};
+            ioh_raw2(SYS_nanosleep, &ts, NULL);   /* starting or stopping */
+        }
+    }
 }
 
 void ioh_prefetch_stop_for_good(int join)
@@ -529,6 +553,7 @@ void ioh_prefetch_fork_child(void)
     int s = atomic_load(&g.state);
     if (s != -1 && s != 4)
         atomic_store(&g.state, 0);
+    atomic_store(&g.main_gone, 0);   /* the thread that forked is the child's main thread */
 }
 
 void ioh_prefetch_stats(struct ioh_prefetch_stats *out)

@@ -100,6 +100,14 @@ static inline int ioh_readahead_sysfs_path(unsigned i, unsigned maj, unsigned mi
 }
 
 void ioh_prefetch_stop(void);
+/* A thread of the program ends (shim/fdtab.c, thread_exit: a registered
+ * thread's key destructor). If it is the main thread (pthread_exit in
+ * main), the worker is joined and never starts again in this process, its
+ * requests' hints given inline: glibc ends a process when its last thread
+ * ends, and counts the worker - a program whose main thread called
+ * pthread_exit never ended under a policy with the worker running, and the
+ * output it had not flushed was lost (found by a tester). */
+void ioh_prefetch_thread_exit(void);
 /* The same, and no worker is started again, nor any request carried out
  * inline (before a seccomp filter: shim/state.h, ioh_stop_for_sandbox). */
 void ioh_prefetch_stop_for_good(int join);

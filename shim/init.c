@@ -146,6 +146,11 @@ static void init(void)
             ioh_fdtab_set_release_hook(ioh_pol_released);
             ioh_fdtab_set_discover_hook(ioh_pol_discovered);
             ioh_fdtab_set_thread_exit_hook(ioh_pol_thread_exit);
+            /* The main thread's end too, if it calls pthread_exit (the
+             * prefetch worker must not outlive the program's threads:
+             * policies/prefetch.h, ioh_prefetch_thread_exit). */
+            if (ioh_raw_gettid() == ioh_raw_getpid())
+                ioh__thread_exit_register();
         }
         ioh_fdtab_set_paths(ioh_trace_enabled() || lttng || ioh_pol_wants_paths());
         pthread_atfork(fork_prepare, fork_parent, fork_child);
