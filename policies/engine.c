@@ -1492,6 +1492,14 @@ void ioh_pol_stop_threads_for_good(int join)
     ioh_prefetch_stop_for_good(join);
 }
 
+void ioh_pol_main_thread(void)
+{
+    if (!g.active)
+        return;
+    ioh_prefetch_main_thread();
+    ioh__thread_exit_register();  /* its key destructor: ioh_pol_thread_exit */
+}
+
 void ioh_pol_thread_exit(void)
 {
     ioh_coalesce_count_fast();

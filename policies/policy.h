@@ -144,9 +144,14 @@ enum ioh_pol_off {
 };
 void ioh_pol_coalesce_off(enum ioh_pol_off why, int fd, const struct ioh_ofd *o);
 
-/* A thread that kept counts to itself ends (fdtab.h's thread-exit hook):
- * they are added to the statistics. */
+/* A registered thread ends (fdtab.h's thread-exit hook): the counts it kept
+ * to itself are added to the statistics; the main thread's end (pthread_exit)
+ * stops the prefetch worker for good (prefetch.h). */
 void ioh_pol_thread_exit(void);
+/* The calling thread is the process's main thread (the shim's constructor;
+ * a fork child's only thread): its end, if by pthread_exit, stops the
+ * prefetch worker for good (prefetch.h, ioh_prefetch_thread_exit). */
+void ioh_pol_main_thread(void);
 
 /* fork (the atfork child handler; the descriptors' offsets are synced by
  * fdtab's prepare handler) and namespace changes. */

@@ -64,6 +64,8 @@ static struct {
     _Atomic int state;             /* 0 none, 1 starting, 2 running, 3 stopping, -1 failed,
                                       4 stopped for good */
     _Atomic int main_gone;         /* the main thread ended (pthread_exit): no worker */
+    pthread_t main_thread;         /* ... that one (ioh_prefetch_main_thread) */
+    _Atomic int main_known;
     pthread_t thread;
     _Atomic int worker_tid;
     int warned;
@@ -400,6 +402,13 @@ static int start(void)
     int expected = 0;
     if (!atomic_compare_exchange_strong(&g.state, &expected, 1))
         return atomic_load(&g.state) == 2;
+    /* The main thread's end between the test above and the swap: it saw
+     * no worker and went on (both seq_cst: one of the two sees the other;
+     * review). */
+    if (atomic_load(&g.main_gone)) {
+        atomic_store(&g.state, 0);
+        return 0;
+    }
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -426,7 +435,8 @@ int ioh_prefetch_enqueue(int fd, uint64_t dev, uint64_t ino, int64_t off, uint64
         /* No thread could start, or none may (the main thread gone): hints
          * are cheap enough inline; reads are not. A worker stopping
          * (unshare, setns) takes none either. */
-        if (atomic_load(&g.state) == -1 || atomic_load(&g.main_gone))
+        int s = atomic_load(&g.state);
+        if (s == -1 || (s != 4 && atomic_load(&g.main_gone)))
             carry_out(&req, 0);
         return 0;
     }
@@ -479,16 +489,27 @@ void ioh_prefetch_stop(void)
     atomic_store(&g.state, 0);
 }
 
+void ioh_prefetch_main_thread(void)
+{
+    g.main_thread = pthread_self();
+    atomic_store(&g.main_known, 1);
+}
+
 void ioh_prefetch_thread_exit(void)
 {
-    if (ioh_raw_gettid() != ioh_raw_getpid())
+    /* No system call of ours unless the main thread ends: the others'
+     * ends happen under a program's seccomp filter too (review: SIGSYS at
+     * a reader thread's return). pthread_self reads the thread pointer;
+     * the main thread's descriptor is never another thread's. */
+    if (!atomic_load(&g.main_known) || !pthread_equal(pthread_self(), g.main_thread) ||
+        atomic_load(&g.state) == 4)
         return;                   /* while the main thread lives, it ends the process */
     atomic_store(&g.main_gone, 1);
     /* A start that won the race with the flag: stopped too. (The worker's
      * copies of the program's descriptors come through a pidfd of the main
      * thread, which has no table left once it has ended: a worker started
      * after it could do nothing but count its requests stale.) */
-    for (int i = 0; i < 20000; i++) {       /* 2 s at most (as below) */
+    for (int i = 0; i < 20000; i++) {       /* 20,000 sleeps of 100 us, 2-3 s */
         int s = atomic_load(&g.state);
         if (s == 0 || s == -1 || s == 4)
             return;
@@ -553,7 +574,10 @@ void ioh_prefetch_fork_child(void)
     int s = atomic_load(&g.state);
     if (s != -1 && s != 4)
         atomic_store(&g.state, 0);
-    atomic_store(&g.main_gone, 0);   /* the thread that forked is the child's main thread */
+    /* The thread that forked is the child's main thread
+     * (ioh_prefetch_main_thread, from the shim's fork handler). */
+    atomic_store(&g.main_gone, 0);
+    atomic_store(&g.main_known, 0);
 }
 
 void ioh_prefetch_stats(struct ioh_prefetch_stats *out)

@@ -108,6 +108,9 @@ void ioh_prefetch_stop(void);
  * pthread_exit never ended under a policy with the worker running, and the
  * output it had not flushed was lost (found by a tester). */
 void ioh_prefetch_thread_exit(void);
+/* The calling thread is the main thread (shim/init.c: the constructor, and
+ * a fork child's only thread), its end then registered (fdtab.h). */
+void ioh_prefetch_main_thread(void);
 /* The same, and no worker is started again, nor any request carried out
  * inline (before a seccomp filter: shim/state.h, ioh_stop_for_sandbox). */
 void ioh_prefetch_stop_for_good(int join);

@@ -102,6 +102,7 @@ static void fork_child(void)
     ioh_trace_fork_child();
     ioh_fdtab_fork_child();
     ioh_pol_fork_child();
+    ioh_pol_main_thread();        /* the thread that forked (review) */
 }
 
 /* Hooks for wrappers of fork variants that run no atfork handlers (_Fork). */
@@ -146,11 +147,6 @@ static void init(void)
             ioh_fdtab_set_release_hook(ioh_pol_released);
             ioh_fdtab_set_discover_hook(ioh_pol_discovered);
             ioh_fdtab_set_thread_exit_hook(ioh_pol_thread_exit);
-            /* The main thread's end too, if it calls pthread_exit (the
-             * prefetch worker must not outlive the program's threads:
-             * policies/prefetch.h, ioh_prefetch_thread_exit). */
-            if (ioh_raw_gettid() == ioh_raw_getpid())
-                ioh__thread_exit_register();
         }
         ioh_fdtab_set_paths(ioh_trace_enabled() || lttng || ioh_pol_wants_paths());
         pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -258,7 +254,14 @@ void ioh_stop_for_sandbox(void)
 
 __attribute__((constructor)) static void ioh_constructor(void)
 {
-    ioh_ensure_init();
+    /* The main thread's end, if it calls pthread_exit, stops the prefetch
+     * worker for good (it must not outlive the program's threads:
+     * policies/prefetch.h, ioh_prefetch_thread_exit). Here, not in init,
+     * which may run on another thread (review: another library's
+     * constructor started a thread that opened a file first). Preloaded,
+     * the shim's constructor runs on the main thread. */
+    if (ioh_ensure_init() == IOH_MODE_ACTIVE && ioh_raw_gettid() == ioh_raw_getpid())
+        ioh_pol_main_thread();
 }
 
 __attribute__((destructor)) static void ioh_destructor(void)

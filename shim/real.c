@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "loaderguard.h"
 #include "raw.h"
 #include "state.h"
 
@@ -67,8 +68,12 @@ static int in_libc(const void *fn)
     int known = dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL;
     struct object_of q = {.find = fn, .base = known ? lm->l_addr : 0, .same = 0};
     dlclose(h);
-    if (known)
+    /* (Out of a fork's way: dl_iterate_phdr holds the loader's write lock,
+     * loaderguard.h. A fork under way: not known, libc's pread64 called.) */
+    if (known && ioh_loader_enter()) {
         dl_iterate_phdr(object_of, &q);
+        ioh_loader_leave();
+    }
     return q.same;
 }
 
