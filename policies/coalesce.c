@@ -2,6 +2,7 @@
 #include "coalesce.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,8 +12,36 @@
 #include "options.h"
 #include "policy.h"
 #include "raw.h"
+#include "real.h"
 #include "spin.h"
 #include "state.h"
+
+/* A block's pread, bytes or -errno, errno as it was: the system call
+ * itself, unless a library between the shim and libc defines pread64 (one
+ * that decrypts, or counts: it must see the reads the program's reads became;
+ * found by a tester: a library that changed the bytes was bypassed), which
+ * is then called with cancellation off (a block's refill holds its lock, and
+ * glibc's pread64 is a cancellation point). */
+static long next_pread(int fd, void *buf, size_t n, int64_t at)
+{
+    long r;
+    if (!ioh_real.pread64 || ioh_real.pread64 == ioh_real_libc_pread64) {
+        do
+            r = ioh_raw_pread(fd, buf, n, at);
+        while (r == -EINTR);
+        return r;
+    }
+    int err = errno, state;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
+    do
+        r = ioh_real.pread64(fd, buf, n, at);
+    while (r < 0 && errno == EINTR);
+    if (r < 0)
+        r = -errno;
+    pthread_setcancelstate(state, NULL);
+    errno = err;
+    return r;
+}
 
 /* Pool and counters. The pool lock is a try-spin with owner check, taken only
  * at open/close time. */
@@ -203,10 +232,7 @@ static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uin
         return -EBUSY;
     }
     atomic_fetch_add_explicit(&cb->seq, 1, memory_order_acq_rel);      /* odd */
-    long r;
-    do
-        r = ioh_raw_pread(fd, cb->data, cb->cap, at);
-    while (r == -EINTR);
+    long r = next_pread(fd, cb->data, cb->cap, at);
     /* Another thread closed or dup2'd over fd meanwhile: these may be
      * another file's bytes, which o's other descriptors must never get. */
     int kept = ioh_fd_rebind_same(fd, mark);
@@ -229,10 +255,7 @@ static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uin
 /* A read that bypasses the block: bytes or -errno. */
 static long direct(int fd, char *dst, size_t n, int64_t at)
 {
-    long r;
-    do
-        r = ioh_raw_pread(fd, dst, n, at);
-    while (r == -EINTR);
+    long r = next_pread(fd, dst, n, at);
     bump(&g.direct, 1);
     return r;
 }

@@ -31,4 +31,17 @@ for policy in none coalesce coalesce=4K auto trace trace+coalesce; do
         CASES=$((CASES + 1))
     done
 done
+# The main thread cancels itself in the middle of a quiet read() stream
+# (cancelself.c, with its own copy of __libc_single_threaded): the next
+# read acts on it, under each policy (found by a tester).
+g=$T/words.bin
+"$POLPROGS/sigunion" --make "$g" $((16 * 1024 * 1024))
+want=$("$POLPROGS/cancelself" "$g" 600) || fail "cancelself without the shim: exit status $?"
+[[ $want == "cancelled after 0 more reads returned" ]] || fail "cancelself without the shim: $want"
+for policy in auto coalesce sequential; do
+    got=$(LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=$policy "$POLPROGS/cancelself" "$g" 600) ||
+        fail "cancelself under $policy: exit status $?"
+    [[ $got == "$want" ]] || fail "cancelself under $policy: $got"
+    CASES=$((CASES + 1))
+done
 done_ok

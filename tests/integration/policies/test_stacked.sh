@@ -25,4 +25,18 @@ for lib in stacked_lib stacked_libv; do
     [[ $calls -ge 1025 ]] || { show "$T/err"; fail "$lib: saw $calls pread64 calls of the 1,025 reads"; }
     CASES=$((CASES + 1))
 done
+# A library after the shim that changes the bytes read() and pread64 return
+# (stacked_libx: XOR): the program gets them changed with the shim between,
+# under every policy, in 100-byte reads (coalesced, served from blocks the
+# shim refilled through the library) and 8 KiB ones (found by a tester).
+so=$POLPROGS/libstacked_libx.so
+for bs in 100 8192; do
+    want=$(LD_PRELOAD=$so "$prog" --hint none --bs $bs "$f")
+    [[ $want != $("$prog" --hint none --bs $bs "$f") ]] || fail "stacked_libx changes nothing (nothing tested)"
+    for policy in coalesce auto sequential prefetch; do
+        got=$(LD_PRELOAD="$IOHINT_LIB $so" IOHINT_POLICY=$policy "$prog" --hint none --bs $bs "$f" 2>"$T/err")
+        [[ $got == "$want" ]] || { show "$T/err"; fail "stacked_libx, $bs-byte reads, $policy: the library's bytes were bypassed"; }
+        CASES=$((CASES + 1))
+    done
+done
 done_ok
