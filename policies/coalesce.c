@@ -19,28 +19,42 @@
 /* A block's pread, bytes or -errno, errno as it was: the system call
  * itself, unless a library between the shim and libc defines pread64 (one
  * that decrypts, or counts: it must see the reads the program's reads became;
- * found by a tester: a library that changed the bytes was bypassed), which
- * is then called with cancellation off (a block's refill holds its lock, and
- * glibc's pread64 is a cancellation point). */
-static long next_pread(int fd, void *buf, size_t n, int64_t at)
+ * found by a tester: a library that changed the bytes was bypassed). That one
+ * is called as the shim's own (ioh_tls.internal: its calls of wrapped
+ * functions pass straight through; a review's library that read the file
+ * inside its pread64 recursed into the refill until the stack ran out), with
+ * cancellation off (glibc's pread64 is a cancellation point, and a refill
+ * holds its block's lock): *cancel_state gets the state to put back once
+ * the lock is let go (-1: none to put back). */
+static long next_pread(int fd, void *buf, size_t n, int64_t at, int *cancel_state)
 {
     long r;
+    *cancel_state = -1;
     if (!ioh_real.pread64 || ioh_real.pread64 == ioh_real_libc_pread64) {
         do
             r = ioh_raw_pread(fd, buf, n, at);
         while (r == -EINTR);
         return r;
     }
-    int err = errno, state;
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
-    do
+    int err = errno;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
+    ioh_tls.internal++;
+    do {
+        errno = 0;
         r = ioh_real.pread64(fd, buf, n, at);
-    while (r < 0 && errno == EINTR);
+    } while (r < 0 && errno == EINTR);
     if (r < 0)
-        r = -errno;
-    pthread_setcancelstate(state, NULL);
+        r = errno ? -errno : -EIO;    /* (-1 and no errno: not an end of file) */
+    ioh_tls.internal--;
     errno = err;
     return r;
+}
+
+/* Put back the cancellation state next_pread found. */
+static void next_pread_done(int cancel_state)
+{
+    if (cancel_state >= 0)
+        pthread_setcancelstate(cancel_state, NULL);
 }
 
 /* Pool and counters. The pool lock is a try-spin with owner check, taken only
@@ -232,7 +246,8 @@ static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uin
         return -EBUSY;
     }
     atomic_fetch_add_explicit(&cb->seq, 1, memory_order_acq_rel);      /* odd */
-    long r = next_pread(fd, cb->data, cb->cap, at);
+    int cancel_state;
+    long r = next_pread(fd, cb->data, cb->cap, at, &cancel_state);
     /* Another thread closed or dup2'd over fd meanwhile: these may be
      * another file's bytes, which o's other descriptors must never get. */
     int kept = ioh_fd_rebind_same(fd, mark);
@@ -243,6 +258,7 @@ static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uin
     atomic_store_explicit(&cb->fgen, fgen, memory_order_relaxed);
     atomic_fetch_add_explicit(&cb->seq, 1, memory_order_release);      /* even */
     block_unlock(cb);
+    next_pread_done(cancel_state);    /* after the lock (review) */
     if (!kept)
         return -EBUSY;
     bump(&g.refills, 1);
@@ -255,7 +271,9 @@ static long block_refill(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uin
 /* A read that bypasses the block: bytes or -errno. */
 static long direct(int fd, char *dst, size_t n, int64_t at)
 {
-    long r = next_pread(fd, dst, n, at);
+    int cancel_state;
+    long r = next_pread(fd, dst, n, at, &cancel_state);
+    next_pread_done(cancel_state);
     bump(&g.direct, 1);
     return r;
 }

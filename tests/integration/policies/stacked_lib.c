@@ -35,7 +35,7 @@ ssize_t read(int fd, void *buf, size_t n)
         mask(buf, r);
     return r;
 }
-#else
+#elif !defined(STACKED_VIA_READ)
 static void mask(void *buf, ssize_t r)
 {
     (void)buf;
@@ -43,6 +43,22 @@ static void mask(void *buf, ssize_t r)
 }
 #endif
 
+#ifdef STACKED_VIA_READ
+/* Built a fourth time with STACKED_VIA_READ: pread64 answered with lseek,
+ * read and lseek back, through the program's own calls: the shim must take
+ * them as its own (found by review: under coalesce and auto they came back
+ * into the read that called the library until the stack ran out). */
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+    calls++;
+    off_t cur = lseek(fd, 0, SEEK_CUR);
+    if (cur < 0 || lseek(fd, off, SEEK_SET) < 0)
+        return -1;
+    ssize_t r = read(fd, buf, n);
+    lseek(fd, cur, SEEK_SET);
+    return r;
+}
+#else
 ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
     static ssize_t (*next)(int, void *, size_t, off_t);
@@ -56,6 +72,7 @@ ssize_t pread64(int fd, void *buf, size_t n, off_t off)
         mask(buf, r);
     return r;
 }
+#endif
 
 #ifdef STACKED_VERSION
 #include <gnu/libc-version.h>
