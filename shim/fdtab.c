@@ -345,10 +345,17 @@ int ioh_fd_probe_flags(int fd, struct ioh_ofd *o, int open_flags)
             o->fs_type = type;
             if (special_fs((long)type))
                 flags |= IOH_OFD_SPECIALFS;
+            /* A FUSE file its filesystem opened non-seekable
+             * (FOPEN_NONSEEKABLE): pread and lseek fail with ESPIPE, and
+             * its reads go to the kernel, as a pipe's (found by a tester:
+             * `head` failed with "Illegal seek" under every policy). One
+             * lseek more per FUSE open; it moves nothing. */
+            if (type == FUSE_SUPER_MAGIC && ioh_raw_lseek(fd, 0, SEEK_CUR) == -ESPIPE)
+                flags &= ~(uint32_t)IOH_OFD_SEEKABLE;
         }
         /* O_PATH: no reads, no offset (read, lseek: EBADF) - nothing to do. */
-        if (acc != O_WRONLY && !(flags & (IOH_OFD_DIRECT | IOH_OFD_SPECIALFS)) &&
-            !(o->open_flags & O_PATH))
+        if (acc != O_WRONLY && (flags & IOH_OFD_SEEKABLE) &&
+            !(flags & (IOH_OFD_DIRECT | IOH_OFD_SPECIALFS)) && !(o->open_flags & O_PATH))
             flags |= IOH_OFD_ELIGIBLE;
     }
     atomic_store_explicit(&o->flags, flags, memory_order_relaxed);

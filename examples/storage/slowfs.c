@@ -85,7 +85,7 @@ static struct {
 	const char *preset;
 	struct sfs_model m;
 	unsigned max_read, max_readahead;
-	int keep_cache, direct_io;
+	int keep_cache, direct_io, nonseekable;
 	const char *stats_path;
 
 	pthread_mutex_t lock;
@@ -411,6 +411,7 @@ static int sfs_open(const char *path, struct fuse_file_info *fi)
 		}
 		fi->keep_cache = g.keep_cache;
 		fi->direct_io = g.direct_io;
+		fi->nonseekable = g.nonseekable;
 		pthread_mutex_lock(&g.lock);
 		g.st.opens++;
 		pthread_mutex_unlock(&g.lock);
@@ -561,6 +562,8 @@ static void usage(FILE *f)
 	      "                         it at the bdi read_ahead_kb, see slowfs.sh --ra-kb)\n"
 	      "  --no-keep-cache        drop the file's page cache at each open\n"
 	      "  --direct-io            bypass the page cache: one request per read()\n"
+	      "  --nonseekable          open files non-seekable (FOPEN_NONSEEKABLE: lseek\n"
+	      "                         and pread fail with ESPIPE; read goes on)\n"
 	      "  --stats FILE           write the counters here on SIGUSR1 and at unmount\n"
 	      "  --seed N               seed of the latency draws (default 1)\n"
 	      "Counters: MNT/.slowfs-stats, SIGUSR1 (report), SIGUSR2 (reset).\n"
@@ -668,6 +671,8 @@ int main(int argc, char **argv)
 			g.keep_cache = 0;
 		else if (strcmp(argv[i], "--direct-io") == 0)
 			g.direct_io = 1;
+		else if (strcmp(argv[i], "--nonseekable") == 0)
+			g.nonseekable = 1;
 		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
 			return 0;

@@ -59,13 +59,14 @@ slowfs_umount() {
     fi
 }
 
-# slowfs_mount DELAY_US SRC MNT: mirror SRC at MNT, DELAY_US per request,
-# unmounted at exit at the latest. Fails (status 1) if it did not mount;
-# $T/slowfs.log says why. Call it in a condition.
+# slowfs_mount DELAY_US SRC MNT [OPTION...]: mirror SRC at MNT, DELAY_US per
+# request (and slowfs's OPTIONs), unmounted at exit at the latest. Fails
+# (status 1) if it did not mount; $T/slowfs.log says why. Call it in a
+# condition.
 slowfs_mount() {
     SLOWFS_MNT=$3
     trap 'rc=$?; slowfs_umount; (exit $rc); cleanup' EXIT
-    setsid "$SLOWFS" --delay-us "$1" "$2" "$3" </dev/null >"$T/slowfs.log" 2>&1 &
+    setsid "$SLOWFS" --delay-us "$1" "${@:4}" "$2" "$3" </dev/null >"$T/slowfs.log" 2>&1 &
     SLOWFS_PID=$!
     for _ in $(seq 100); do mountpoint -q "$3" && break; sleep 0.1; done
     mountpoint -q "$3"
