@@ -44,7 +44,6 @@
  * (fdtab.h) and the walks (fd_page) take it directly. */
 _Atomic(struct ioh_fdent *) ioh__fd_pages[FD_PAGES];   /* set once, by CAS */
 _Alignas(4096) struct ioh_fdent ioh__fd_page0[FD_PAGE_SIZE];
-#define g_fd_page0 ioh__fd_page0
 IOH_STARTUP_DATA _Atomic uint32_t ioh__fork_gen;       /* bumped when all become shared */
 
 IOH_STARTUP_DATA static struct {
@@ -146,7 +145,7 @@ void ioh_fdtab_init(void)
      * first open reads both before it writes them, and a page read first
      * faults twice (the zero page, then a copy: ~1 us more here). Nothing
      * else uses them before init ends; the values stay 0. */
-    atomic_store_explicit(&g_fd_page0[0].stream_end, 0, memory_order_relaxed);
+    atomic_store_explicit(&ioh__fd_page0[0].stream_end, 0, memory_order_relaxed);
     atomic_store_explicit(&ioh_devcaches.fs_type.val[0], 0, memory_order_relaxed);
 }
 
@@ -155,14 +154,14 @@ void ioh_fdtab_init(void)
  * page of .bss fewer written at start). */
 static struct ioh_fdent *fd_page(unsigned pi)
 {
-    return pi == 0 ? g_fd_page0 : atomic_load(&ioh__fd_pages[pi]);
+    return pi == 0 ? ioh__fd_page0 : atomic_load(&ioh__fd_pages[pi]);
 }
 
 struct ioh_fdent *ioh__fd_entry_create(int fd)
 {
     unsigned pi = (unsigned)fd >> FD_PAGE_BITS;
     if (pi == 0)                  /* (ioh_fd_entry does not come here for it) */
-        return &g_fd_page0[fd];
+        return &ioh__fd_page0[fd];
     struct ioh_fdent *fresh = ioh_map_anon(FD_PAGE_SIZE * sizeof *fresh);
     if (!fresh)
         return NULL;

@@ -448,8 +448,6 @@ static inline ssize_t real_pread(int fd, void *buf, size_t n, off64_t off)
     return r;
 }
 
-
-
 static ssize_t real_readv(int fd, const struct iovec *iov, int cnt)
 {
     if (ioh_real.readv)
