@@ -20,9 +20,7 @@
  * itself, unless a library between the shim and libc defines pread64 (one
  * that decrypts, or counts: it must see the reads the program's reads became;
  * found by a tester: a library that changed the bytes was bypassed). That one
- * is called as the shim's own (ioh_tls.internal: its calls of wrapped
- * functions pass straight through; a review's library that read the file
- * inside its pread64 recursed into the refill until the stack ran out), with
+ * is called as the shim's own (real.h, ioh_real_pread64_other), with
  * cancellation off (glibc's pread64 is a cancellation point, and a refill
  * holds its block's lock): *cancel_state gets the state to put back once
  * the lock is let go (-1: none to put back). */
@@ -30,7 +28,7 @@ static long next_pread(int fd, void *buf, size_t n, int64_t at, int *cancel_stat
 {
     long r;
     *cancel_state = -1;
-    if (!ioh_real.pread64 || ioh_real.pread64 == ioh_real_libc_pread64) {
+    if (!ioh_real.pread64 || ioh_real_pread64_is_libc()) {
         do
             r = ioh_raw_pread(fd, buf, n, at);
         while (r == -EINTR);
@@ -38,14 +36,12 @@ static long next_pread(int fd, void *buf, size_t n, int64_t at, int *cancel_stat
     }
     int err = errno;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
-    ioh_tls.internal++;
     do {
         errno = 0;
-        r = ioh_real.pread64(fd, buf, n, at);
+        r = ioh_real_pread64_other(fd, buf, n, at);
     } while (r < 0 && errno == EINTR);
     if (r < 0)
         r = errno ? -errno : -EIO;    /* (-1 and no errno: not an end of file) */
-    ioh_tls.internal--;
     errno = err;
     return r;
 }

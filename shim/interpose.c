@@ -434,18 +434,11 @@ static ssize_t real_read(int fd, void *buf, size_t n)
 
 static inline ssize_t real_pread(int fd, void *buf, size_t n, off64_t off)
 {
-    if (__builtin_expect(ioh_real.pread64 == ioh_real_libc_pread64 && ioh_real.pread64, 1))
+    if (__builtin_expect(ioh_real.pread64 && ioh_real_pread64_is_libc(), 1))
         return ioh_real.pread64(fd, buf, n, off);
     if (!ioh_real.pread64)
         return raw_result(ioh_raw_pread(fd, buf, n, off));
-    /* Another library's, between the shim and libc: its own calls of
-     * wrapped functions (a read of the same file inside its pread64) pass
-     * straight through, as the shim's own, or they came back to this read
-     * until the stack ran out (found by review). */
-    ioh_tls.internal++;
-    ssize_t r = ioh_real.pread64(fd, buf, n, off);
-    ioh_tls.internal--;
-    return r;
+    return ioh_real_pread64_other(fd, buf, n, off);
 }
 
 static ssize_t real_readv(int fd, const struct iovec *iov, int cnt)
@@ -533,7 +526,7 @@ static inline void served_testcancel(void)
  * call, success or not, as the full path does). */
 static inline long lane_pread(int fd, void *buf, size_t n, off64_t off)
 {
-    if (__builtin_expect(ioh_real.pread64 == ioh_real_libc_pread64 &&
+    if (__builtin_expect(ioh_real_pread64_is_libc() &&
                              !atomic_load_explicit(&g_cancel_asked, memory_order_relaxed),
                          1))
         return ioh_raw_pread(fd, buf, n, off);

@@ -31,6 +31,8 @@
 #include <sys/uio.h>
 #include <wordexp.h>
 
+#include "state.h"
+
 #define IOH_REAL_FUNCS(X)                                                              \
     X(ssize_t, read, (int, void *, size_t))                                           \
     X(ssize_t, pread64, (int, void *, size_t, off64_t))                               \
@@ -152,5 +154,25 @@ int ioh_real_missing(void);
  * this, a wrapper may make the system call itself (shim/interpose.c,
  * lane_pread). A test that fakes ioh_real.pread64 is called as before. */
 extern __typeof__(ioh_real.pread64) ioh_real_libc_pread64;
+
+/* Whether the next pread64 is libc's own (or none resolved): a wrapper may
+ * then make the system call itself. */
+static inline int ioh_real_pread64_is_libc(void)
+{
+    return ioh_real.pread64 == ioh_real_libc_pread64;
+}
+
+/* The next pread64, another library's (between the shim and libc), called
+ * as the shim's own: its calls of wrapped functions (a read of the same
+ * file inside its pread64) pass straight through, or they came back to the
+ * read or refill that called it until the stack ran out (found by review).
+ * Only where !ioh_real_pread64_is_libc() and ioh_real.pread64 is set. */
+static inline ssize_t ioh_real_pread64_other(int fd, void *buf, size_t n, off_t off)
+{
+    ioh_tls.internal++;
+    ssize_t r = ioh_real.pread64(fd, buf, n, off);
+    ioh_tls.internal--;
+    return r;
+}
 
 #endif
