@@ -489,6 +489,33 @@ void ioh_prefetch_stop(void)
     atomic_store(&g.state, 0);
 }
 
+/* Stop the worker until none runs: none (stopped, or never started) or
+ * failed, then for good (4) if asked. A start that won the race first is
+ * running: stop it again. Bounded, by time (another thread's stop for an
+ * unshare joins and polls up to 100 ms): a signal handler that interrupted
+ * this thread's own start or stop would wait for itself (review); then the
+ * worker may start again, rather than a hang. */
+static void stop_until_none(int for_good)
+{
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - t0.tv_sec >= 2)
+            return;
+        int s = atomic_load(&g.state);
+        if (s == 4)
+            return;
+        if ((s == 0 || s == -1) &&
+            (!for_good || atomic_compare_exchange_strong(&g.state, &s, 4)))
+            return;
+        if (s == 2)
+            ioh_prefetch_stop();
+        else
+            sched_yield();        /* starting or stopping: a moment */
+    }
+}
+
 void ioh_prefetch_main_thread(void)
 {
     g.main_thread = pthread_self();
@@ -509,17 +536,7 @@ void ioh_prefetch_thread_exit(void)
      * copies of the program's descriptors come through a pidfd of the main
      * thread, which has no table left once it has ended: a worker started
      * after it could do nothing but count its requests stale.) */
-    for (int i = 0; i < 20000; i++) {       /* 20,000 sleeps of 100 us, 2-3 s */
-        int s = atomic_load(&g.state);
-        if (s == 0 || s == -1 || s == 4)
-            return;
-        if (s == 2)
-            ioh_prefetch_stop();
-        else {
-            struct timespec ts = {0, 100 * 1000};
-            ioh_raw2(SYS_nanosleep, &ts, NULL);   /* starting or stopping */
-        }
-    }
+    stop_until_none(0);
 }
 
 void ioh_prefetch_stop_for_good(int join)
@@ -528,29 +545,7 @@ void ioh_prefetch_stop_for_good(int join)
         atomic_store(&g.state, 4);
         return;
     }
-    ioh_prefetch_stop();
-    /* From none (stopped, or never started) or failed. A start that won the
-     * race first is running: stop it again. Bounded, by time (another
-     * thread's stop for an unshare joins and polls up to 100 ms): a signal
-     * handler that interrupted this thread's own start or stop would wait
-     * for itself (review); then the worker may start again, rather than a
-     * hang. */
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec - t0.tv_sec >= 2)
-            return;
-        int s = atomic_load(&g.state);
-        if (s == 4)
-            return;
-        if ((s == 0 || s == -1) && atomic_compare_exchange_strong(&g.state, &s, 4))
-            return;
-        if (s == 2)
-            ioh_prefetch_stop();
-        else
-            sched_yield();        /* starting or stopping: a moment */
-    }
+    stop_until_none(1);
 }
 
 void ioh_prefetch_fork_child(void)
