@@ -52,9 +52,15 @@
 #define DECIDE_EVERY   64          /* reads between later decisions */
 #define DECIDE_SETTLED 1024        /* ... at most, on a settled stream (below) */
 #define MIN_CONFIDENCE 0.6
-#define SLOW_READ_NS   50000       /* a read this much slower than a memory copy
-                                      went to storage */
-#define COPY_NS_PER_KB 128         /* ~8 GB/s: what a page-cache hit costs */
+/* A read that waited this long beyond its copy (ioh_pol_read_wait) went
+ * to storage. Page-cache hits wait 0.5 us (median; 1.5 us at the 99th
+ * centile) under the shim here, a 4 KiB read of this VM's disk 40-90 us
+ * (median 56-71 us, three cold runs of chunk_reader's strided list), and
+ * an NVMe drive's 10-100 us. The line was 50 us: the average of those
+ * disk reads went over it in some runs and not in others, and auto's
+ * strided look-ahead came (5.5x faster than no shim) or did not (the same
+ * as no shim): 30 runs of 51 slow, or 2 of 15, in one table. */
+#define SLOW_READ_NS   20000
 #define DROP_CHUNK     (2u << 20)  /* eviction works in 2 MiB folios here */
 #define LOOKAHEAD_MIN  (512u << 10)
 #define RUN_MIN        (2u << 20)  /* contiguous bytes before a look-ahead starts */
@@ -468,8 +474,7 @@ static void attach(int fd, struct ioh_ofd *o, int at_open)
     if ((a->flags & IOH_ACT_WINDOW) && !pf->is_auto && !classifier_start(pf))
         pf->act.flags &= ~(uint32_t)IOH_ACT_WINDOW;
     /* A deferred description's reads so far (shim/fdtab.h), averaged as
-     * ioh_pol_observe averages (their copy not taken off: a microsecond
-     * beside SLOW_READ_NS): the first reads of a cold file are its
+     * ioh_pol_observe averages: the first reads of a cold file are its
      * slowest, and auto's first decision must know they reached storage
      * (index_reader -t 1 on a 128 KiB read-ahead device: no SEQUENTIAL
      * without them). */
@@ -1104,9 +1109,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
         }
         pf->shared_reads += shared_offset != 0;
         if (dur > 0) {
-            /* Time beyond copying the bytes out of the page cache. */
-            uint64_t copy = (uint64_t)ret / 1024 * COPY_NS_PER_KB;
-            uint64_t wait = dur > copy ? dur - copy : 0;
+            uint64_t wait = ioh_pol_read_wait(dur, (uint64_t)ret);
             pf->slow_ewma = pf->slow_ewma ? (pf->slow_ewma * 7 + wait) / 8 : wait;
             /* Reads that start reaching storage may call for a look-ahead:
              * decide at this read, if the last decision did not see them

@@ -103,6 +103,16 @@ static inline int ioh_quiet_fits(uint64_t quiet, uint64_t n)
 void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64_t ret,
                      uint64_t t, uint64_t dur, int shared_offset);
 
+/* What a read of `bytes` that took dur ns spent beyond copying them out of
+ * the page cache (~8 GB/s): its wait for storage, if any. auto averages it
+ * per file to tell reads that reached storage (engine.c, SLOW_READ_NS). */
+#define IOH_COPY_NS_PER_KB 128
+static inline uint64_t ioh_pol_read_wait(uint64_t dur, uint64_t bytes)
+{
+    uint64_t copy = bytes / 1024 * IOH_COPY_NS_PER_KB;
+    return dur > copy ? dur - copy : 0;
+}
+
 /* The program calls posix_fadvise itself. Returns 1 if the policy decided
  * (then *rc is what posix_fadvise must return and the real call was made or
  * vetoed), 0 to make the real call. A deferred description (shim/fdtab.h)

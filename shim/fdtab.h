@@ -104,7 +104,7 @@ struct ioh_ofd {
                                       (POSIX_FADV_* + 1; 0: none) and its
                                       NOREUSE, for the policy to start from */
     _Atomic int32_t deferred_noreuse;
-    _Atomic uint64_t deferred_ewma;    /* ... their time, ns, averaged as the
+    _Atomic uint64_t deferred_ewma;    /* ... their wait, ns, averaged as the
                                       policy averages its reads' (the first
                                       reads of a cold file are its slowest:
                                       its first decision must see them) */

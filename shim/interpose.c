@@ -286,9 +286,9 @@ static __attribute__((noinline)) void deferred_read(int fd, struct ioh_ofd *o, i
                                                     const struct call *c)
 {
     if (ret > 0 && c->t0 && !(c->flags & (IOH_EV_SERVED | IOH_EV_UNTIMED))) {
-        uint64_t dur = ioh_clock_dur(c->t0, ioh_ticks());
+        uint64_t wait = ioh_pol_read_wait(ioh_clock_dur(c->t0, ioh_ticks()), (uint64_t)ret);
         uint64_t was = atomic_load_explicit(&o->deferred_ewma, memory_order_relaxed);
-        atomic_store_explicit(&o->deferred_ewma, was ? (was * 7 + dur) / 8 : dur,
+        atomic_store_explicit(&o->deferred_ewma, was ? (was * 7 + wait) / 8 : wait,
                               memory_order_relaxed);
     }
     uint32_t n = atomic_load_explicit(&o->deferred_reads, memory_order_relaxed) + 1;
