@@ -90,6 +90,8 @@ struct ioh_pol_file {
     uint32_t decide_every;         /* reads to the next decision after this one */
     uint64_t soon_at;              /* pf->reads at the last decide_soon */
     int slow_decided;              /* the last decision saw slow reads */
+    uint32_t same_run;             /* decisions in a row that changed nothing */
+    uint64_t last_wait;            /* ns, the last timed read's (ioh_pol_read_wait) */
     int decided;                   /* enum ioh_cls_class of the last decision */
     int app_hint;                  /* the program's last pattern hint, -1 none */
     int app_noreuse;               /* the program gave NOREUSE (and no NORMAL since) */
@@ -1060,6 +1062,22 @@ static void decide_soon(struct ioh_pol_file *pf, uint32_t within)
     }
 }
 
+/* Whether the scattered lane (policy.h) may open: a file of auto read in
+ * jumps, decided alike twice in a row or more (the first decision after
+ * DECIDE_FIRST reads, the next DECIDE_EVERY later), with nothing per read
+ * to do and reads that did not wait for storage - the average, the last
+ * decision's, and the last timed read's, so that one sampled read that
+ * reached storage closes it. Threads may share the file: no decision for
+ * it depends on each read. */
+static int scattered(const struct ioh_pol_file *pf, const struct ioh_ofd *o)
+{
+    return pf->is_auto && pf->decided != IOH_CLS_UNKNOWN && pf->decided != IOH_CLS_SEQUENTIAL &&
+           pf->same_run >= 1 &&
+           !(pf->act.flags & (IOH_ACT_PREFETCH | IOH_ACT_WINDOW | IOH_ACT_NOREUSE | IOH_ACT_COALESCE)) &&
+           !pf->slow_decided && pf->slow_ewma <= SLOW_READ_NS && pf->last_wait <= SLOW_READ_NS &&
+           !atomic_load_explicit(&o->cb, memory_order_relaxed);
+}
+
 /* Open or close the quiet lane (policy.h) after a read that ended at end:
  * open while auto's stream is settled, confirmed by a later decision, read
  * by one thread in requests of about one size (ioh_quiet_fits), fast, with
@@ -1081,10 +1099,22 @@ static void quiet_lane(struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t end)
                            (pf->q_len <= QUIET_MAX_LEN || pf->q_len == IOH_QUIET_WIDE) &&
                            !atomic_load_explicit(&o->cb, memory_order_relaxed)
                        ? (uint32_t)pf->q_len
-                       : 0;
-    if (len)
-        atomic_store_explicit(&o->fast_end, end, memory_order_relaxed);
-    if (atomic_load_explicit(&o->quiet, memory_order_relaxed) != len)
+                   : scattered(pf, o) ? IOH_QUIET_SCATTER
+                                      : 0;
+    uint32_t was = atomic_load_explicit(&o->quiet, memory_order_relaxed);
+    /* Where the scattered lane's reads ended is no stream's end: the
+     * next read seen must not take the gap before it as read (above). */
+    if (len || was == IOH_QUIET_SCATTER)
+        atomic_store_explicit(&o->fast_end, len ? end : -1, memory_order_relaxed);
+    /* Closed, most often by a sampled read that waited for storage: the
+     * next decision DECIDE_FIRST reads on, not up to DECIDE_EVERY (a
+     * look-ahead 64 reads sooner; the average has risen past the line
+     * by then if the reads keep waiting: 8 of 50 us take it from 1 to
+     * 33 us). */
+    if (was == IOH_QUIET_SCATTER && len != IOH_QUIET_SCATTER &&
+        pf->next_decision > pf->reads + DECIDE_FIRST)
+        pf->next_decision = pf->reads + DECIDE_FIRST;
+    if (was != len)
         atomic_store_explicit(&o->quiet, len, memory_order_relaxed);
 }
 
@@ -1110,6 +1140,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
         pf->shared_reads += shared_offset != 0;
         if (dur > 0) {
             uint64_t wait = ioh_pol_read_wait(dur, (uint64_t)ret);
+            pf->last_wait = wait;
             pf->slow_ewma = pf->slow_ewma ? (pf->slow_ewma * 7 + wait) / 8 : wait;
             /* Reads that start reaching storage may call for a look-ahead:
              * decide at this read, if the last decision did not see them
@@ -1146,7 +1177,8 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
          * 004's 1 GiB under auto: 2.0 s instead of 0.7 s). */
         int64_t from = off;
         if (atomic_load_explicit(&o->fast_end, memory_order_relaxed) == off &&
-            off > pf->run_end && pf->run_end > 0)
+            off > pf->run_end && pf->run_end > 0 &&
+            atomic_load_explicit(&o->quiet, memory_order_relaxed) != IOH_QUIET_SCATTER)
             from = pf->run_end;
         if (pf->is_auto || pf->cls) {
             quiet_flush(pf);
@@ -1171,6 +1203,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
                  * reads quiet_read may hold back: 1,024 reads of 64 MiB
                  * would be 64 GiB between decisions. */
                 int same = decide(fd, o, pf);
+                pf->same_run = same ? pf->same_run + 1 : 0;
                 uint32_t every = pf->decide_every ? pf->decide_every : DECIDE_EVERY;
                 int quiet_kind = pf->q_len != 0 &&
                                  (pf->q_len <= QUIET_MAX_LEN || pf->q_len == IOH_QUIET_WIDE);

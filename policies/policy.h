@@ -93,8 +93,25 @@ void ioh_pol_released(struct ioh_ofd *o);
 #define IOH_QUIET_WIDE     0xffffffffu
 #define IOH_QUIET_WIDE_MIN 4096u
 #define IOH_QUIET_WIDE_MAX (1u << 20)
+/* The scattered lane: a file auto has found read in jumps (strided,
+ * sparse, re-read...) twice alike, with nothing to do for it (no
+ * look-ahead, window, block or drop-behind) and its reads fast, needs
+ * to see only some of them: o->quiet is then IOH_QUIET_SCATTER, and a
+ * whole read of any size that does not start where the last one ended
+ * goes by unseen and untimed, but for one in IOH_QUIET_SAMPLE. A read
+ * that goes on from the last one is seen (a sequential run may be
+ * starting: auto acts on those), and so is a short one; a sampled read
+ * that waited for storage closes the lane (engine.c, quiet_lane). Only
+ * the policy's bookkeeping is skipped, as in the quiet lane: its
+ * timing, feed and decisions were 65 of the 85 ns auto added to a
+ * cached 1 KiB pread at random places (perf, 2026-11-28). No read()
+ * fast lane takes it (ioh_quiet_fits is 0 for it): those read on from
+ * the stream's end. */
+#define IOH_QUIET_SCATTER  0xfffffffeu
 static inline int ioh_quiet_fits(uint64_t quiet, uint64_t n)
 {
+    if (quiet == IOH_QUIET_SCATTER)
+        return 0;
     if (quiet == IOH_QUIET_WIDE)
         return n >= IOH_QUIET_WIDE_MIN && n <= IOH_QUIET_WIDE_MAX;
     uint64_t hi = n > quiet ? n : quiet, lo = n > quiet ? quiet : n;

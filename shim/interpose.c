@@ -331,17 +331,24 @@ static inline int quiet_lane(const struct ioh_ofd *o, size_t n, const struct cal
      * stream's share of small reads). */
     struct ioh_ofd *w = (struct ioh_ofd *)o;
     uint32_t k = ++w->quiet_n;    /* racy between threads: only picks the seen ones */
-    return ioh_quiet_fits(q, n) && (k & (IOH_QUIET_SAMPLE - 1)) != 0;
+    return (q == IOH_QUIET_SCATTER || ioh_quiet_fits(q, n)) && (k & (IOH_QUIET_SAMPLE - 1)) != 0;
 }
 
 /* After a read in the quiet lane: 1 if it went by unseen (it started where
- * the last one ended and got all it asked for). Else it is seen, untimed:
- * its start time is taken now. */
+ * the last one ended and got all it asked for; in the scattered lane, it
+ * did not start there). Else it is seen, untimed: its start time is taken
+ * now. The lane may have changed since quiet_lane (another thread's read
+ * seen): a read taken for the other kind is only seen or not, as it may. */
 static inline int quiet_passed(struct ioh_ofd *o, int64_t off, uint64_t n, long r,
                                struct call *c)
 {
-    if ((uint64_t)r == n && n > 0 &&
-        atomic_load_explicit(&o->fast_end, memory_order_relaxed) == off) {
+    int64_t last = atomic_load_explicit(&o->fast_end, memory_order_relaxed);
+    if (atomic_load_explicit(&o->quiet, memory_order_relaxed) == IOH_QUIET_SCATTER) {
+        if (r > 0)
+            atomic_store_explicit(&o->fast_end, off + r, memory_order_relaxed);
+        if ((uint64_t)r == n && n > 0 && off != last)
+            return 1;
+    } else if ((uint64_t)r == n && n > 0 && last == off) {
         atomic_store_explicit(&o->fast_end, off + r, memory_order_relaxed);
         return 1;
     }

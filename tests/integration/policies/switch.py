@@ -4,6 +4,8 @@
 #   sparse  600 reads of 8 KiB at random places, the file hinted SEQUENTIAL first
 #   jump    the same 600, no hint
 #   hinted  the same 600, the file hinted RANDOM before them
+#   scatter 600 os.pread()s of 8 KiB at random places (give FIRST 0), then
+#           from 28 KiB on 4,096 reads of 4 bytes in order
 # Prints a digest of the bytes and the final offset. A pattern that changes
 # under auto (tests/integration/policies/test_auto.sh, examples/tests/test-loopdev.sh).
 import hashlib, os, random, sys
@@ -17,6 +19,14 @@ for _ in range(first):
     h.update(os.read(fd, 8192))
 if mode == "small":
     for _ in range(1024):
+        h.update(os.read(fd, 4))
+elif mode == "scatter":
+    rnd = random.Random(1)
+    size = os.fstat(fd).st_size
+    for _ in range(600):
+        h.update(os.pread(fd, 8192, rnd.randrange(0, size - 8192) & ~4095))
+    os.lseek(fd, 28672, os.SEEK_SET)
+    for _ in range(4096):
         h.update(os.read(fd, 4))
 else:
     if mode == "hinted":
