@@ -16,8 +16,12 @@
 #include "spin.h"
 #include "state.h"
 
-/* A block's pread, bytes or -errno, errno as it was: the system call
- * itself, unless a library between the shim and libc defines pread64 (one
+/* A block's pread, bytes or -errno, errno as it was. EINTR is an answer
+ * (a handler without SA_RESTART interrupted a read of a FUSE or NFS file
+ * that waits interruptibly; with SA_RESTART the kernel restarts it): the
+ * read it was for fails with it, as the program's own would have. Asked
+ * again, it answered with data after the program's alarm, or never with a
+ * repeating timer (found by review). The system call itself, unless a library between the shim and libc defines pread64 (one
  * that decrypts, or counts: it must see the reads the program's reads became;
  * found by a tester: a library that changed the bytes was bypassed). That one
  * is called as the shim's own (real.h, ioh_real_pread64_other), with
@@ -28,18 +32,12 @@ static long next_pread(int fd, void *buf, size_t n, int64_t at, int *cancel_stat
 {
     long r;
     *cancel_state = -1;
-    if (!ioh_real.pread64 || ioh_real_pread64_is_libc()) {
-        do
-            r = ioh_raw_pread(fd, buf, n, at);
-        while (r == -EINTR);
-        return r;
-    }
+    if (!ioh_real.pread64 || ioh_real_pread64_is_libc())
+        return ioh_raw_pread(fd, buf, n, at);
     int err = errno;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
-    do {
-        errno = 0;
-        r = ioh_real_pread64_other(fd, buf, n, at);
-    } while (r < 0 && errno == EINTR);
+    errno = 0;
+    r = ioh_real_pread64_other(fd, buf, n, at);
     if (r < 0)
         r = errno ? -errno : -EIO;    /* (-1 and no errno: not an end of file) */
     errno = err;
@@ -349,12 +347,22 @@ static long gather(struct ioh_coalesce *cb, int fd, struct ioh_ofd *o, uint64_t 
         long r = n - got >= cb->cap ? -EBUSY : block_refill(cb, fd, o, mark, start);
         if (r != -EBUSY)
             how->asked = 1;
-        /* Someone else refilling, or a backward refill that stopped short
-         * of `want` (the end of the file, or a short read: FUSE direct_io,
-         * a signal): the kernel answers at `want` itself. */
-        if (r == -EBUSY || (start < want && r <= want - start)) {
-            /* (An error of a backward refill is the kernel's answer to a
-             * read the program did not make: ask again at `want`.) */
+        /* Someone else refilling, a refill that failed, or a backward
+         * refill that stopped short of `want` (the end of the file, or a
+         * short read: FUSE direct_io, a signal): the kernel answers at
+         * `want` itself, for what the program asked. A refill's error is
+         * the kernel's answer to a read the program did not make: one
+         * that reached a bad region past the program's read (EIO), or
+         * past the largest offset (EINVAL near INT64_MAX), or that a
+         * signal interrupted (EINTR): returned, the program got EIO, or
+         * EINVAL for a read at its end of file (found by review). An
+         * interrupted refill is asked again once, as the program asked:
+         * a read interrupted again fails with EINTR. (Failing at once
+         * with EINTR is what the program's own read might have done; but
+         * a 256 KiB refill on slow storage can outlast every period of a
+         * repeating timer, and a program that asks again after EINTR, as
+         * Python does, would never get its 100 bytes.) */
+        if (r == -EBUSY || r < 0 || (start < want && r <= want - start)) {
             how->asked = 1;
             size_t ask = n - got;
             r = direct(fd, dst + got, ask, want);

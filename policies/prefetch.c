@@ -230,6 +230,8 @@ static int read_range(const struct request *r, unsigned depth)
         unsigned inflight = 0, slot = 0;
         int64_t at = r->off;
         while ((at < end && !stopped) || inflight) {
+            if (at < end && !stopped && atomic_load(&g.state) == 3)
+                stopped = 1;          /* asked to stop: what is in flight, no more */
             if (at < end && !stopped && inflight < depth) {
                 int fd = piece_fd(r, 1);
                 stopped = fd < 0;
@@ -272,6 +274,12 @@ static int read_range(const struct request *r, unsigned depth)
     }
 #endif
     for (int64_t at = r->off; at < end;) {
+        /* Asked to stop (unshare, setns, a sandbox, the main thread's
+         * end): the chunk under way, no more. One request is up to 64
+         * MiB of reads, and a slow server took minutes to serve what a
+         * program's unshare then waited for (found by review). */
+        if (atomic_load(&g.state) == 3)
+            return -1;
         int fd = piece_fd(r, 1);
         if (fd < 0)
             return -1;

@@ -257,12 +257,22 @@ static uint32_t kind_of(mode_t mode)
     }
 }
 
+/* Not in <linux/magic.h>: the kernel's own (ipc/mqueue.c, fs/fuse/control.c). */
+#define IOH_MQUEUE_MAGIC  0x19800202
+#define IOH_FUSECTL_MAGIC 0x65735543
+
 static int special_fs(long type)
 {
     switch (type) {
     case PROC_SUPER_MAGIC: case SYSFS_MAGIC: case DEBUGFS_MAGIC: case TRACEFS_MAGIC:
     case CGROUP_SUPER_MAGIC: case CGROUP2_SUPER_MAGIC: case CONFIGFS_MAGIC:
     case SECURITYFS_MAGIC: case BPF_FS_MAGIC: case PSTOREFS_MAGIC: case EFIVARFS_MAGIC:
+    /* Regular files whose text is made at each read: a queue's status
+     * (its QSIZE changes with the process's own mq_send; a block kept the
+     * old one), fuse's connection files (opened non-seekable: pread
+     * failed with ESPIPE), resctrl's and binfmt_misc's (found by review). */
+    case IOH_MQUEUE_MAGIC: case IOH_FUSECTL_MAGIC: case RDTGROUP_SUPER_MAGIC:
+    case BINFMTFS_MAGIC:
         return 1;
     default:
         return 0;

@@ -1697,6 +1697,12 @@ static int do_fcntl(int (*fn)(int, int, ...), int fd, int cmd, unsigned long arg
                                                  lazy reads changed */
                 if (was_private && !ioh_ofd_private(o))
                     policy_sync(fd, o);
+                /* O_DIRECT: no policy for it (as for one opened so), and
+                 * above all no block, which served its preads from memory
+                 * (an unaligned one returned data, not EINVAL; found by
+                 * review). */
+                if ((o->open_flags & O_DIRECT) && atomic_load(&o->pol))
+                    ioh_pol_released(o);
             }
             fd_leave(o, how);
         }

@@ -35,7 +35,7 @@ ssize_t read(int fd, void *buf, size_t n)
         mask(buf, r);
     return r;
 }
-#elif !defined(STACKED_VIA_READ)
+#elif !defined(STACKED_VIA_READ) && !defined(STACKED_BAD)
 static void mask(void *buf, ssize_t r)
 {
     (void)buf;
@@ -43,7 +43,48 @@ static void mask(void *buf, ssize_t r)
 }
 #endif
 
-#ifdef STACKED_VIA_READ
+#ifdef STACKED_BAD
+#include <errno.h>
+#include <stdlib.h>
+/* Built a fifth time with STACKED_BAD: a storage whose answers are not all
+ * data, for files named *.bad: pread64 fails with EIO for a request that
+ * touches [3 MiB, 3 MiB + 4 KiB) (a bad region), and, with
+ * STACKED_EINTR=1, with EINTR for one larger than 64 KiB (a long request of
+ * a slow server, interrupted by a signal). A program that reads around the
+ * region in small preads never sees either; the shim's refills of 256 KiB
+ * do, and must answer the program's read as it asked it (found by review:
+ * the program got EIO; with EINTR the refill was asked again forever). */
+#define BAD_AT (3l << 20)
+static int is_bad(int fd)
+{
+    char link[64], path[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t k = readlink(link, path, sizeof path - 1);
+    return k > 4 && memcmp(path + k - 4, ".bad", 4) == 0;
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+    static ssize_t (*next)(int, void *, size_t, off_t);
+    if (!next) {
+        void *sym = dlsym(RTLD_NEXT, "pread64");
+        memcpy(&next, &sym, sizeof next);
+    }
+    calls++;
+    if (fd > 2 && is_bad(fd)) {
+        const char *intr = getenv("STACKED_EINTR");
+        if (intr && *intr == '1' && n > 65536) {
+            errno = EINTR;
+            return -1;
+        }
+        if (off < BAD_AT + 4096 && off + (off_t)n > BAD_AT) {
+            errno = EIO;
+            return -1;
+        }
+    }
+    return next(fd, buf, n, off);
+}
+#elif defined(STACKED_VIA_READ)
 /* Built a fourth time with STACKED_VIA_READ: pread64 answered with lseek,
  * read and lseek back, through the program's own calls: the shim must take
  * them as its own (found by review: under coalesce and auto they came back

@@ -22,16 +22,21 @@ for mode in main thread joined fork sandbox ct; do
     "$prog" "$f" "$arg" >"$T/want" || rc=$?
     [[ $rc -eq 0 && -s $T/want ]] || fail "$mode without the shim: exit status $rc"
     for policy in prefetch auto window coalesce sequential; do
-        rc=0
-        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=$policy IOHINT_STATS=1 timeout -k 2 20 \
-            "$prog" "$f" "$arg" >"$T/got" 2>"$T/err" || rc=$?
-        [[ $rc -ne 124 && $rc -ne 137 ]] || fail "$mode under $policy: never ended (killed after 20 s)"
-        [[ $rc -eq 0 ]] || { show "$T/err"; fail "$mode under $policy: exit status $rc"; }
-        cmp -s "$T/want" "$T/got" || { show "$T/got"; fail "$mode under $policy: output differs (lost?)"; }
-        if [[ $policy == prefetch && $mode != fork ]]; then
-            grep -Eq 'prefetch: [1-9][0-9]* requests' "$T/err" ||
-                { show "$T/err"; fail "$mode under $policy: the worker never ran (nothing tested)"; }
-        fi
+        # (under prefetch, up to three runs for one in which the worker
+        # carried a request out before the main thread ended: on a loaded
+        # machine the main thread may end first, and the requests are then
+        # given inline, or found stale)
+        for try in 1 2 3; do
+            rc=0
+            LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=$policy IOHINT_STATS=1 timeout -k 2 20 \
+                "$prog" "$f" "$arg" >"$T/got" 2>"$T/err" || rc=$?
+            [[ $rc -ne 124 && $rc -ne 137 ]] || fail "$mode under $policy: never ended (killed after 20 s)"
+            [[ $rc -eq 0 ]] || { show "$T/err"; fail "$mode under $policy: exit status $rc"; }
+            cmp -s "$T/want" "$T/got" || { show "$T/got"; fail "$mode under $policy: output differs (lost?)"; }
+            [[ $policy == prefetch && $mode != fork ]] || break
+            grep -Eq 'prefetch: [1-9][0-9]* requests' "$T/err" && break
+            [[ $try -lt 3 ]] || { show "$T/err"; fail "$mode under $policy: the worker never ran (nothing tested)"; }
+        done
         CASES=$((CASES + 1))
     done
 done
