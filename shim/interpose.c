@@ -3593,6 +3593,26 @@ IOH_EXPORT long syscall(long n, ...)
             return unshare((int)a);
         case SYS_setns:
             return setns((int)a, (int)b);
+        /* Opens (an O_TRUNC one empties a file whose blocks must go),
+         * passing descriptors (their lazy offsets must be synced first), a
+         * lock (invalidates), a mapping (shared: coalescing off): as their
+         * functions too (found by review: a truncating open by
+         * syscall(SYS_openat) left stale blocks; a descriptor sent by
+         * syscall(SYS_sendmsg) arrived at its kernel offset). */
+        case SYS_open:
+            return open((const char *)a, (int)b, (mode_t)c);
+        case SYS_openat:
+            return openat((int)a, (const char *)b, (int)c, (mode_t)d);
+        case SYS_creat:
+            return creat((const char *)a, (mode_t)b);
+        case SYS_sendmsg:
+            return sendmsg((int)a, (const struct msghdr *)b, (int)c);
+        case SYS_sendmmsg:
+            return sendmmsg((int)a, (struct mmsghdr *)b, (unsigned)c, (int)d);
+        case SYS_flock:
+            return flock((int)a, (int)b);
+        case SYS_mmap:
+            return (long)mmap64((void *)a, (size_t)b, (int)c, (int)d, (int)e, f);
         default:
             break;
         }

@@ -49,14 +49,16 @@ for intr in 0 1; do
 done
 
 # a pread just below INT64_MAX on a regular file: 0 (end of file), as
-# without the shim; and F_SETFL O_DIRECT after reads that filled a block
-# (refillprog.c)
+# without the shim; F_SETFL O_DIRECT after reads that filled a block; and
+# system calls made with syscall(): a truncating open, a descriptor sent
+# (refillprog.c; found by review)
 g=$T/plain.bin
-head -c 65536 /dev/urandom >"$g"
-sync "$g"
-for mode in big direct; do
+for mode in big direct systrunc syssend; do
+    head -c 65536 /dev/urandom >"$g"
+    sync "$g"
     want=$("$POLPROGS/refillprog" $mode "$g") || fail "refillprog $mode fails without the shim"
     for policy in coalesce auto prefetch; do
+        [[ $mode != systrunc ]] || { head -c 65536 /dev/urandom >"$g"; sync "$g"; }   # (emptied)
         got=$(LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=$policy "$POLPROGS/refillprog" $mode "$g") ||
             fail "refillprog $mode under $policy: exit status $?"
         [[ $got == "$want" ]] || fail "refillprog $mode under $policy: '$got', not '$want'"
