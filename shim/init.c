@@ -222,6 +222,21 @@ static int copied_memory(void)
     return ioh_raw6(SYS_kcmp, ioh_raw_getpid(), g_owner_pid, KCMP_VM, 0, 0, 0) > 0;
 }
 
+/* Every description shared and its kernel offset where the program is
+ * (after the lazy reads in flight), as at a fork: from now on each call
+ * goes straight to libc, which must find the offsets right. Then pass
+ * everything through, and once more for a description opened meanwhile by
+ * another thread. For good: a thread past its check of the mode must not
+ * start the worker again. Not joined by a child (own 0): the worker is its
+ * parent's (the same memory) or was not copied (its own). */
+static void stop_for_good(int own)
+{
+    ioh_fdtab_share_sync_all();
+    atomic_store(&ioh_mode, IOH_MODE_FINISHED);
+    ioh_fdtab_share_sync_all();
+    ioh_pol_stop_threads_for_good(own);
+}
+
 void ioh_stop_for_sandbox(void)
 {
     /* The owner, or a child with a copy of its memory: a child made with
@@ -233,23 +248,22 @@ void ioh_stop_for_sandbox(void)
     int own = owner();
     if (!own && !copied_memory())
         return;
-    /* Every description shared and its kernel offset where the program is
-     * (after the lazy reads in flight), as at a fork: from now on each call
-     * goes straight to libc, which must find the offsets right. Then pass
-     * everything through, and once more for a description opened meanwhile
-     * by another thread. */
-    ioh_fdtab_share_sync_all();
-    atomic_store(&ioh_mode, IOH_MODE_FINISHED);
-    ioh_fdtab_share_sync_all();
-    /* For good: a thread past its check of the mode must not start the
-     * worker again under the filter. Not joined by a child: the worker is
-     * its parent's (the same memory) or was not copied (its own). */
-    ioh_pol_stop_threads_for_good(own);
+    stop_for_good(own);
     ioh_warn("the program restricts its own system calls (seccomp): tracing and policies "
              "stop here, and its calls pass through untouched (the shim's own calls could be "
              "refused or kill it)");
     if (own)
         finish_once();
+}
+
+void ioh_stop_for_split_table(const char *what)
+{
+    if (!active() || !owner())
+        return;
+    stop_for_good(1);
+    ioh_warn("%s: the program's threads no longer share one descriptor table; tracing and "
+             "policies stop here, and its calls pass through untouched", what);
+    finish_once();
 }
 
 __attribute__((constructor)) static void ioh_constructor(void)

@@ -1572,8 +1572,18 @@ IOH_EXPORT int close(int fd)
     return do_close(fd, CALLER());
 }
 
+/* Whether other threads may run (glibc's own answer: it counts the
+ * threads pthread_create made). */
+static int other_threads(void)
+{
+    return !ioh_coalesce_single_thread();
+}
+
 static int do_close_range(unsigned lo, unsigned hi, int flags)
 {
+    /* Closed in a table of the caller's own: the other threads keep them. */
+    if ((flags & CLOSE_RANGE_UNSHARE) && !ioh_tls.internal && other_threads())
+        ioh_stop_for_split_table("close_range(CLOSE_RANGE_UNSHARE)");
     /* CLOSE_RANGE_CLOEXEC closes nothing now. */
     if (!observe() || (flags & CLOSE_RANGE_CLOEXEC))
         return ioh_hidden_close_range(lo, hi, flags, ioh_real.close_range);
@@ -2060,6 +2070,8 @@ IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
     }
     if (flags & CLONE_VM)
         return ioh_real.clone(fn, stack, flags, arg, ptid, tls, ctid);
+    if ((flags & CLONE_FILES) && !ioh_tls.internal)
+        ioh_stop_for_split_table("clone(CLONE_FILES) without CLONE_VM");
     before_child();
     /* The child runs fn and never comes back here: only the parent ends
      * its fork (the count the child inherits carries the parent's pid, and
@@ -3308,6 +3320,8 @@ IOH_EXPORT int pthread_cancel(pthread_t thread)
  * first (it restarts lazily when needed). */
 IOH_EXPORT int unshare(int flags)
 {
+    if (!ioh_tls.internal && (flags & CLONE_FILES) && other_threads())
+        ioh_stop_for_split_table("unshare(CLONE_FILES)");
     if (!ioh_tls.internal && atomic_load(&ioh_mode) == IOH_MODE_ACTIVE)
         ioh_pol_stop_threads();
     return ioh_real.unshare ? ioh_real.unshare(flags)
@@ -3578,10 +3592,14 @@ IOH_EXPORT long syscall(long n, ...)
         case SYS_vfork:
             return _Fork();
         case SYS_clone:            /* flags first on x86-64 */
+            if (!(a & CLONE_VM) && (a & CLONE_FILES))
+                ioh_stop_for_split_table("clone(CLONE_FILES) without CLONE_VM");
             if (!(a & CLONE_VM))
                 before_child();
             break;
         case SYS_clone3:           /* struct clone_args: flags first */
+            if (a && !(*(const uint64_t *)a & CLONE_VM) && (*(const uint64_t *)a & CLONE_FILES))
+                ioh_stop_for_split_table("clone3(CLONE_FILES) without CLONE_VM");
             if (a && !(*(const uint64_t *)a & CLONE_VM))
                 before_child();
             break;

@@ -137,6 +137,17 @@ static inline int ioh_mode_settled(int m)
  * the kernel, and pass everything through from then on. One warning. */
 void ioh_stop_for_sandbox(void);
 
+/* Before the process's descriptor table stops being one: a thread that
+ * unshares it (unshare(CLONE_FILES) or close_range with
+ * CLOSE_RANGE_UNSHARE while other threads run), or a child made with
+ * clone(CLONE_FILES) that has memory of its own (its shim's copy and ours
+ * would each keep offsets of descriptors both use). The shim's one table
+ * of descriptors would then be wrong for some threads (found by review: a
+ * thread read another file's bytes at another file's offset). As for a
+ * sandbox: the offsets given back, everything passed through from then on;
+ * `what` names the call in the one warning. */
+void ioh_stop_for_split_table(const char *what);
+
 /* _exit (and _Exit): the destructor will not run. Print the statistics and
  * finish the trace as it would (a Python multiprocessing worker ends with
  * os._exit: its statistics were lost and its trace looked cut short, found
