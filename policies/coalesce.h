@@ -60,6 +60,8 @@ struct ioh_coalesce {
     struct ioh_coalesce *next_free;
     struct ioh_coalesce *next_all; /* every block mapped (none is unmapped) */
     uint64_t fast_wraps;           /* times fast_reads went round */
+    _Atomic uint32_t refill_pause; /* reads left to go to the kernel without
+                                      a refill, after one failed (gather) */
 };
 _Static_assert(offsetof(struct ioh_coalesce, next_free) <= 64,
                "the fast lane's fields of a block fit in one cache line");

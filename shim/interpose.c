@@ -346,9 +346,9 @@ static inline int quiet_passed(struct ioh_ofd *o, int64_t off, uint64_t n, long 
     if (atomic_load_explicit(&o->quiet, memory_order_relaxed) == IOH_QUIET_SCATTER) {
         if (r > 0)
             atomic_store_explicit(&o->fast_end, off + r, memory_order_relaxed);
-        if ((uint64_t)r == n && n > 0 && off != last)
+        if (r > 0 && (uint64_t)r == n && off != last)
             return 1;
-    } else if ((uint64_t)r == n && n > 0 && last == off) {
+    } else if (r > 0 && (uint64_t)r == n && last == off) {
         atomic_store_explicit(&o->fast_end, off + r, memory_order_relaxed);
         return 1;
     }
