@@ -43,6 +43,19 @@ static void mask(void *buf, ssize_t r)
 }
 #endif
 
+#ifndef STACKED_VIA_READ
+/* libc's pread64, the next after this library */
+static ssize_t next_pread64(int fd, void *buf, size_t n, off_t off)
+{
+    static ssize_t (*next)(int, void *, size_t, off_t);
+    if (!next) {
+        void *sym = dlsym(RTLD_NEXT, "pread64");
+        memcpy(&next, &sym, sizeof next);
+    }
+    return next(fd, buf, n, off);
+}
+#endif
+
 #ifdef STACKED_BAD
 #include <errno.h>
 #include <stdlib.h>
@@ -65,11 +78,6 @@ static int is_bad(int fd)
 
 ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
-    static ssize_t (*next)(int, void *, size_t, off_t);
-    if (!next) {
-        void *sym = dlsym(RTLD_NEXT, "pread64");
-        memcpy(&next, &sym, sizeof next);
-    }
     calls++;
     if (fd > 2 && is_bad(fd)) {
         const char *intr = getenv("STACKED_EINTR");
@@ -82,7 +90,7 @@ ssize_t pread64(int fd, void *buf, size_t n, off_t off)
             return -1;
         }
     }
-    return next(fd, buf, n, off);
+    return next_pread64(fd, buf, n, off);
 }
 #elif defined(STACKED_VIA_READ)
 /* Built a fourth time with STACKED_VIA_READ: pread64 answered with lseek,
@@ -102,13 +110,8 @@ ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 #else
 ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
-    static ssize_t (*next)(int, void *, size_t, off_t);
-    if (!next) {
-        void *sym = dlsym(RTLD_NEXT, "pread64");
-        memcpy(&next, &sym, sizeof next);
-    }
     calls++;
-    ssize_t r = next(fd, buf, n, off);
+    ssize_t r = next_pread64(fd, buf, n, off);
     if (fd > 2)
         mask(buf, r);
     return r;
