@@ -2056,6 +2056,19 @@ IOH_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *c
 /* clone: a child that does not share our memory shares our descriptions
  * (like posix_spawn's): offsets exact first, lazy tracking over. The
  * optional arguments are passed on as they came. */
+/* What a child of clone() without CLONE_VM runs first (clone, below). */
+struct clone_start {
+    int (*fn)(void *);
+    void *arg;
+};
+
+static int clone_start(void *p)
+{
+    struct clone_start start = *(struct clone_start *)p;
+    ioh__fork_child();
+    return start.fn(start.arg);
+}
+
 IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
     va_list ap;
@@ -2073,12 +2086,27 @@ IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
     if ((flags & CLONE_FILES) && !ioh_tls.internal)
         ioh_stop_for_split_table("clone(CLONE_FILES) without CLONE_VM");
     before_child();
-    /* The child runs fn and never comes back here: only the parent ends
-     * its fork (the count the child inherits carries the parent's pid, and
+    /* A new process, as fork makes, but no atfork handler runs: do their
+     * work, as _Fork does - the shim's locks taken before (another thread
+     * may hold one: the child inherited it held and spun on it at its
+     * first open, 4-7 children of 40; found by review), let go in the
+     * parent after, and in the child before fn, which runs from
+     * clone_start (the parent's `start`, copied with its memory). The
+     * child runs fn and never comes back here: only the parent ends its
+     * fork (the count the child inherits carries the parent's pid, and
      * counts as none in the child: loaderguard.c). */
+    int handlers = observe();
+    struct clone_start start = {fn, arg};
     ioh_loader_fork_begin();
-    int r = ioh_real.clone(fn, stack, flags, arg, ptid, tls, ctid);
+    if (handlers)
+        ioh__fork_prepare();
+    int r = ioh_real.clone(handlers ? clone_start : fn, stack, flags, handlers ? &start : arg,
+                           ptid, tls, ctid);
+    int err = errno;
+    if (handlers)
+        ioh__fork_parent();
     ioh_loader_fork_end(0);
+    errno = err;
     return r;
 }
 
@@ -3648,11 +3676,24 @@ IOH_EXPORT long syscall(long n, ...)
      * own never comes back here. */
     int forks = (n == SYS_clone && !(a & CLONE_VM)) ||
                 (n == SYS_clone3 && a && !(*(const uint64_t *)a & CLONE_VM));
+    /* ... and the atfork handlers' work, as _Fork does, where the child
+     * comes back here: on the parent's stack (a clone with a stack of
+     * its own cannot return from this function). */
+    int handlers = forks && observe() &&
+                   (n == SYS_clone ? b == 0 : ((const uint64_t *)a)[5] == 0);  /* clone_args.stack */
     if (forks)
         ioh_loader_fork_begin();
+    if (handlers)
+        ioh__fork_prepare();
     long r = ioh_real.syscall ? ioh_real.syscall(n, a, b, c, d, e, f)
                               : raw_result(ioh_raw6(n, a, b, c, d, e, f));
+    int err = errno;
     if (forks)
         ioh_loader_fork_end(r == 0);
+    if (handlers && r == 0)
+        ioh__fork_child();
+    else if (handlers)
+        ioh__fork_parent();
+    errno = err;
     return r;
 }
