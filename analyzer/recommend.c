@@ -631,64 +631,37 @@ static inline __attribute__((always_inline)) void w_one(struct ioh__models *m, u
 
 /* ---- coalescing block cache --------------------------------------------- */
 
-static inline bool lru_has(struct ioh__lru *l, uint64_t b)
-{
-    for (uint32_t i = 0; i < l->n; i++)
-        if (l->blk[i] == b) {
-            for (; i > 0; i--)
-                l->blk[i] = l->blk[i - 1];
-            l->blk[0] = b;
-            return true;
-        }
-    return false;
-}
-
-static inline void lru_put(struct ioh__lru *l, uint64_t b)
-{
-    uint32_t n = l->n < IOH_COALESCE_BLOCKS ? l->n : IOH_COALESCE_BLOCKS - 1;
-    for (uint32_t i = n; i > 0; i--)
-        l->blk[i] = l->blk[i - 1];
-    l->blk[0] = b;
-    l->n = n + 1;
-}
-
-/* A per-descriptor cache of IOH_COALESCE_BLOCKS aligned blocks of B bytes:
- * a small read is served from it, or fetched as whole blocks with one pread
- * each (through the default read-ahead); reads of B or more pass through. */
+/* The shim's block cache on a stream (struct ioh__blk): a run of n reads
+ * of [off, end), each smaller than the block, is served from the block
+ * while it lies in it; the rest is fetched in whole blocks with one pread
+ * each (through the default read-ahead), from the block's end for a run
+ * that starts inside it, else from the run's start. */
 static inline __attribute__((always_inline)) void
 c_blocks(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx, uint64_t ra_max,
          uint64_t off, uint64_t end, uint64_t n)
 {
     struct ioh__counts *c = &m->c[k];
-    const unsigned bshift = idx == 0 ? 16 : 19;
-    const uint64_t bsz = 1ull << bshift;
-    struct ioh__lru *l = &s->lru[idx];
-    uint64_t b0 = off >> bshift, b1 = (end - 1) >> bshift, fetches = 0, waits = 0;
-    uint64_t lim = m->limit > end ? m->limit : end;
-    for (uint64_t b = b0; b <= b1;) {
-        if (lru_has(l, b)) {
-            b++;
-            continue;
+    struct ioh__blk *l = &s->blk[idx];
+    const uint64_t bsz = g_block[idx];
+    uint64_t from = off;
+    if (off >= l->start && off < l->end) {
+        if (end <= l->end) {
+            c->hits += n;
+            return;
         }
-        /* The uncached blocks from b: usually all the rest of the run. */
-        uint64_t e = b1;
-        for (uint32_t i = 0; i < l->n; i++)
-            if (l->blk[i] > b && l->blk[i] <= e)
-                e = l->blk[i] - 1;
-        uint64_t hi = (e + 1) * bsz < lim ? (e + 1) * bsz : lim;
-        struct ioh__counts t = {0};
-        k_run(m, k, &s->ra[k], ra_max, false, b * bsz, hi, e - b + 1, &t);
-        c->requests += t.requests;
-        c->fetched += t.fetched;
-        waits += t.misses;
-        fetches += e - b + 1;
-        for (uint64_t x = e + 1 - b > IOH_COALESCE_BLOCKS ? e + 1 - IOH_COALESCE_BLOCKS : b; x <= e; x++)
-            lru_put(l, x);
-        b = e + 1;
+        from = l->end;
     }
+    uint64_t lim = m->limit > end ? m->limit : end;
+    uint64_t fetches = (end - from + bsz - 1) / bsz;
+    uint64_t hi = from + fetches * bsz < lim ? from + fetches * bsz : lim;
+    struct ioh__counts t = {0};
+    k_run(m, k, &s->ra[k], ra_max, false, from, hi, fetches, &t);
+    c->requests += t.requests;
+    c->fetched += t.fetched;
+    l->start = hi > from + bsz ? hi - bsz : from;
+    l->end = hi;
     c->syscalls += fetches;
-    if (waits > n)
-        waits = n;
+    uint64_t waits = t.misses < n ? t.misses : n;
     c->misses += waits;
     c->hits += n - waits;
 }
@@ -717,31 +690,7 @@ static inline __attribute__((always_inline)) void c_one(struct ioh__models *m, u
         k_read1(m, k, &s->ra[k], ra_max, false, off, end, gm, &m->c[k]);
         return;
     }
-    const unsigned bshift = idx == 0 ? 16 : 19;
-    const uint64_t b = off >> bshift;
-    if (b != (end - 1) >> bshift) {
-        c_blocks(m, k, s, idx, ra_max, off, end, 1);
-        return;
-    }
-    /* The read lies in one block: what c_blocks() does for it. */
-    struct ioh__counts *c = &m->c[k];
-    struct ioh__lru *l = &s->lru[idx];
-    if (lru_has(l, b)) {
-        c->hits++;
-        return;
-    }
-    const uint64_t lim = m->limit > end ? m->limit : end;
-    const uint64_t bo = b << bshift, be = bo + (1ull << bshift);
-    struct ioh__counts t = {0};
-    k_read(m, k, &s->ra[k], ra_max, false, bo, (be < lim ? be : lim) - bo, &t);
-    c->requests += t.requests;
-    c->fetched += t.fetched;
-    lru_put(l, b);
-    c->syscalls++;
-    if (t.misses)
-        c->misses++;
-    else
-        c->hits++;
+    c_blocks(m, k, s, idx, ra_max, off, end, 1);
 }
 
 /* ---- the group ---------------------------------------------------------- */

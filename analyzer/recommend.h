@@ -40,8 +40,7 @@
 #include "bitmap.h"
 
 #define IOH_PAGE 4096u
-/* Blocks a coalescing cache holds (per stream). */
-#define IOH_COALESCE_BLOCKS 8u
+
 
 /* Kernel read-ahead state of one model on one stream (struct file_ra_state),
  * in pages. */
@@ -51,16 +50,23 @@ struct ioh__ra {
     uint8_t  valid, has_prev;
 };
 
-struct ioh__lru {
-    uint64_t blk[IOH_COALESCE_BLOCKS];   /* most recent first */
-    uint32_t n;
+/* A coalescing model's block on one stream: [start, end) of the file, as
+ * the shim's one block per description holds it (policies/coalesce.c), filled
+ * from where a read that missed it starts, or from its end for a read that
+ * starts inside it; empty while end == start. (The model once kept 8 aligned
+ * blocks and recommended coalesce=512K for samtools faidx -r, random 64 KiB
+ * reads within a few blocks, "~1.6x", where the shim's one block served 6
+ * reads of 307, read 147 MiB for a 35 MiB file and ran slower; found by a
+ * tester.) */
+struct ioh__blk {
+    uint64_t start, end;
 };
 
 /* Per stream. Zero-initialised is the start state. */
 struct ioh__model_stream {
     struct ioh__ra ra[IOH_AN_MODELS];
     uint64_t ahead[2];          /* look-ahead models: fetched up to this byte */
-    struct ioh__lru lru[2];     /* coalescing models */
+    struct ioh__blk blk[2];     /* coalescing models */
 };
 
 /* The program's own pattern hints on one open file description, as the
