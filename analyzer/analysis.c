@@ -674,6 +674,8 @@ static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_sta
     s->cls = IOH_CLS_UNKNOWN;
     f->streams[f->nstreams++] = s->index;
     f->path_flags |= p->flags;
+    if ((p->open_flags & O_ACCMODE) != O_RDONLY)
+        f->writable_streams++;
     if (p->size > f->size)
         f->size = p->size;
     if (f->state && p->size > 0) {

@@ -220,6 +220,7 @@ struct ioh_an_file {
     uint32_t kind;              /* enum ioh_file_kind */
     uint32_t path_flags;        /* IOH_PATH_* of any announcement, or'ed */
     uint32_t processes;         /* processes that opened it */
+    uint32_t writable_streams;  /* streams opened for writing (O_WRONLY, O_RDWR) */
     uint32_t nstreams;
     uint32_t *streams;          /* indices in ioh_analysis.streams, in open order */
 

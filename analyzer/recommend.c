@@ -1269,6 +1269,13 @@ static const char *coalesce_blocked(const struct ioh_an_file *f)
         return "shared";
     if (2 * f->stdio_reads > f->m.reads)
         return "stdio";
+    /* Opened for writing too, with more than one process at it: the shim
+     * sees its own process's writes and empties its blocks, not another's,
+     * whose bytes a block may then hide (docs/policies.md, coherence; an
+     * HDF5 SWMR reader under the coalesce=512K recommended never saw the
+     * writer's last rows; found by a tester). */
+    if (f->writable_streams && f->processes > 1)
+        return "written";
     return NULL;
 }
 
@@ -1374,6 +1381,11 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
                      "%scoalescing cannot serve these reads: %" PRIu64 " of %" PRIu64
                      " went through a shared descriptor (inherited or dup'd)",
                      n ? "; " : "", f->shared_reads, f->m.reads);
+        else if (blocked[0] == 'w')
+            snprintf(r->reason + n, sizeof r->reason - n,
+                     "%snot coalescing: %" PRIu32 " processes opened it, and it was open for "
+                     "writing: a block would hide another process's writes",
+                     n ? "; " : "", f->processes);
         else
             snprintf(r->reason + n, sizeof r->reason - n,
                      "%snot coalescing: %" PRIu64 " of %" PRIu64

@@ -130,6 +130,13 @@ static unsigned char *reserve(struct ioh_synth *w, uint32_t tid, size_t size)
 int ioh_synth_path(struct ioh_synth *w, uint32_t tid, uint32_t file, uint64_t t, uint64_t dev,
                    uint64_t ino, int64_t size, const char *path)
 {
+    return ioh_synth_path_flags(w, tid, file, t, dev, ino, size, path, 0);
+}
+
+int ioh_synth_path_flags(struct ioh_synth *w, uint32_t tid, uint32_t file, uint64_t t,
+                         uint64_t dev, uint64_t ino, int64_t size, const char *path,
+                         uint32_t open_flags)
+{
     size_t n = strlen(path);
     size_t total = (sizeof(struct ioh_rec_path) + n + 7) & ~(size_t)7;
     unsigned char *p = reserve(w, tid, total);
@@ -146,6 +153,7 @@ int ioh_synth_path(struct ioh_synth *w, uint32_t tid, uint32_t file, uint64_t t,
     r->size = size;
     r->kind = IOH_FILE_REG;
     r->flags = IOH_PATH_ELIGIBLE;
+    r->open_flags = open_flags;
     r->path_len = (uint32_t)n;
     memcpy(r + 1, path, n);
     return 0;

@@ -32,6 +32,10 @@ struct ioh_synth *ioh_synth_create(const char *path, const struct ioh_synth_proc
 /* Announce file id `file` (an open file description). */
 int ioh_synth_path(struct ioh_synth *w, uint32_t tid, uint32_t file, uint64_t t, uint64_t dev,
                    uint64_t ino, int64_t size, const char *path);
+/* The same, opened with open_flags (O_*; ioh_synth_path: O_RDONLY). */
+int ioh_synth_path_flags(struct ioh_synth *w, uint32_t tid, uint32_t file, uint64_t t,
+                         uint64_t dev, uint64_t ino, int64_t size, const char *path,
+                         uint32_t open_flags);
 /* A call site of nframes frames: module paths, offsets, symbols ("" none). */
 int ioh_synth_site(struct ioh_synth *w, uint32_t tid, uint32_t site, uint32_t nframes,
                    const char *const *modules, const uint64_t *offsets,

@@ -543,6 +543,39 @@ static void test_shared_not_coalesced(void **state)
     }
 }
 
+/* The tiny reads of a private description (coalescing recommended), while
+ * a second process has the same file open, read-write or read-only: a block
+ * would hide the writer's bytes, so not coalesced then, and the reason
+ * says why (an HDF5 SWMR reader under the coalesce=512K recommended never
+ * saw the writer's last rows; found by a tester). */
+static void test_written_not_coalesced(void **state)
+{
+    (void)state;
+    const uint32_t modes[] = {O_RDWR, O_RDONLY};
+    for (int k = 0; k < 2; k++) {
+        tiny_reads_as("reader.iohtrace", IOH_OP_READ, 0, 0);
+        struct ioh_synth *w = open_proc("writer.iohtrace", 11, 1, T0);
+        assert_int_equal(ioh_synth_path_flags(w, 1, 1, T0 + 50, 8, 42, 1 * MIB, "/data/f",
+                                              modes[k]),
+                         0);
+        struct ioh_event e = {.op = IOH_OP_PREAD, .tid = 1, .fd = 3, .t = T0 + 60, .off = 0,
+                              .len = 100, .ret = 100, .dur = 500, .file = 1};
+        assert_int_equal(ioh_synth_event(w, &e), 0);
+        assert_int_equal(ioh_synth_finish(w, T0 + 100000000), 0);
+        const char *p[] = {tpath("reader.iohtrace"), tpath("writer.iohtrace")};
+        struct ioh_analysis *an = analyze(p, 2, NULL);
+        const struct ioh_an_file *f = file_named(an, "/data/f");
+        assert_int_equal(f->processes, 2);
+        if (modes[k] == O_RDWR) {
+            assert_int_equal(f->rec.coalesce, 0);
+            assert_non_null(strstr(f->rec.reason, "a block would hide another process's writes"));
+        } else {
+            assert_true(f->rec.coalesce > 0);
+        }
+        ioh_analysis_free(an);
+    }
+}
+
 /* Whole 128 KiB reads with a short one at the end of the file: the model's
  * read-ahead (128 KiB by default) serves all but the first, whatever the
  * file's size. Replayed at the run's mean size, a 1,600,000-byte file got
@@ -1598,6 +1631,7 @@ int main(void)
         cmocka_unit_test(test_tiny_reads),
         cmocka_unit_test(test_shared_not_coalesced),
         cmocka_unit_test(test_coalesce_one_block),
+        cmocka_unit_test(test_written_not_coalesced),
         cmocka_unit_test(test_short_last_read),
         cmocka_unit_test(test_phases),
         cmocka_unit_test(test_eof_errors_nooffset),
