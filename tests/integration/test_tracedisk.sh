@@ -7,7 +7,8 @@
 # untouched. With IOHINT_TRACE_RESERVE=0 the trace grows until the disk is
 # full, as before the reserve (that path too warns once and runs on).
 # (Before the reserve, many traced processes each within IOHINT_TRACE_MAX
-# filled 68 GB of a reviewer's disk.)
+# filled 68 GB of a reviewer's disk.) And under an address-space limit the
+# trace takes at most a sixteenth of it.
 source "$(dirname "$0")/lib.sh"
 
 [[ $(id -u) -eq 0 ]] || skip "needs root to mount a tmpfs"
@@ -57,5 +58,23 @@ traced_dd full IOHINT_TRACE_RESERVE=0
 (($(free_bytes) < reserve)) || fail "IOHINT_TRACE_RESERVE=0: the trace stopped with $(free_bytes) bytes free"
 [[ $(grep -c 'iohint\[' "$T/full.err") -eq 1 ]] || { show "$T/full.err"; fail "full: expected one warning"; }
 grep -q 'cannot grow' "$T/full.err" || { show "$T/full.err"; fail "full: expected 'cannot grow'"; }
+CASES=$((CASES + 1))
+
+# Nor the program's address space: under an address-space limit (ulimit -v;
+# SGE h_vmem, PBS vmem) the trace's range is at most a sixteenth of it. A
+# program that maps 1.2 GB of its 1.5 GB, traced, runs (with IOHINT_TRACE_MAX's
+# 1 GiB reserved it failed with ENOMEM; found by a tester), and is traced.
+map='import mmap, os
+m = mmap.mmap(-1, 1200 << 20)
+m[0:1] = b"x"
+os.read(os.open("/etc/hostname", os.O_RDONLY), 10)
+print("mapped 1.2 GB")'
+out=$(bash -c "ulimit -v 1500000; exec /usr/bin/python3 -c '$map'" 2>&1) ||
+    skip "python maps 1.2 GB of 1.5 GB not even without the shim: $out"
+rm -rf "$T/vmem"
+out=$(bash -c "ulimit -v 1500000; LD_PRELOAD='$IOHINT_LIB' IOHINT_TRACE_DIR='$T/vmem' exec /usr/bin/python3 -c '$map'" 2>&1) ||
+    fail "traced under ulimit -v 1500000: $out"
+[[ $out == "mapped 1.2 GB" ]] || fail "traced under ulimit -v: '$out'"
+compgen -G "$T/vmem/*.iohtrace" >/dev/null || fail "traced under ulimit -v: no trace"
 CASES=$((CASES + 1))
 done_ok
