@@ -3561,7 +3561,14 @@ IOH_EXPORT long syscall(long n, ...)
     long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
     long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
     va_end(ap);
-    if (observe()) {
+    /* Not the call that starts the shim: a malloc's own start-up makes
+     * syscall()s with its init lock held (jemalloc: SYS_open of
+     * /proc/sys/vm/overcommit_memory, from the first malloc of a library's
+     * constructor), and the shim's start-up may malloc (a trace loads
+     * libunwind): it then waited on that lock for ever, before main (found
+     * by a tester). Such calls before the shim has started pass through;
+     * the descriptors they make are found later, as inherited ones are. */
+    if (atomic_load_explicit(&ioh_mode, memory_order_acquire) >= IOH_MODE_OFF && observe()) {
         void *caller = CALLER();
         switch (n) {
         case SYS_read:

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "loaderguard.h"
 #include "raw.h"
@@ -31,12 +32,18 @@ IOH_STARTUP_DATA static int g_missing;             /* names that did not resolve
  * open/read wrappers when another preload or a malloc init reads files). */
 static __thread int t_resolving __attribute__((tls_model("initial-exec")));
 
-/* Is the object that holds the address `find` the one at `base`? */
+/* Is the object that holds the address `find` libc, by its file name? */
 struct object_of {
     const void *find;
-    uintptr_t base;
-    int same;
+    int libc;
 };
+
+static int named_libc(const char *path)
+{
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path;
+    return base && strcmp(base, LIBC_SO) == 0;
+}
 
 static int object_of(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -47,34 +54,34 @@ static int object_of(struct dl_phdr_info *info, size_t size, void *arg)
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
         if (ph->p_type == PT_LOAD && a >= lo && a - lo < ph->p_memsz) {
-            q->same = info->dlpi_addr == q->base;
+            q->libc = named_libc(info->dlpi_name);
             return 1;             /* found: stop */
         }
     }
     return 0;
 }
 
-/* Whether fn is libc's own: libc found by its name, as the loader knows it
- * (a library that also defines a libc function, to wrap it, is not libc;
- * found by review). dl_iterate_phdr, not dladdr, which looks for the
- * symbol's name through libc's whole symbol table (18 us, measured), nor
- * _dl_find_object (glibc 2.35 and later only). */
+/* Whether fn is libc's own: the object that holds it is libc by its file
+ * name, as the loader knows it (a library that also defines a libc
+ * function, to wrap it, is not libc; found by review). dl_iterate_phdr,
+ * which allocates nothing: not dlopen(RTLD_NOLOAD), which mallocs, and a
+ * malloc whose own start-up makes the first call we see (jemalloc's
+ * syscall(SYS_open) of /proc/sys/vm/overcommit_memory, its init lock held)
+ * waited on itself for ever, before main, even with IOHINT_DISABLE=1
+ * (found by a tester: every program linked with jemalloc, salmon among
+ * them); not dladdr, which looks for the symbol's name through libc's
+ * whole symbol table (18 us, measured), nor _dl_find_object (glibc 2.35
+ * and later only). */
 static int in_libc(const void *fn)
 {
-    void *h = fn ? dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD) : NULL;
-    struct link_map *lm = NULL;
-    if (!h)
-        return 0;
-    int known = dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm != NULL;
-    struct object_of q = {.find = fn, .base = known ? lm->l_addr : 0, .same = 0};
-    dlclose(h);
+    struct object_of q = {.find = fn, .libc = 0};
     /* (Out of a fork's way: dl_iterate_phdr holds the loader's write lock,
      * loaderguard.h. A fork under way: not known, libc's pread64 called.) */
-    if (known && ioh_loader_enter()) {
+    if (fn && ioh_loader_enter()) {
         dl_iterate_phdr(object_of, &q);
         ioh_loader_leave();
     }
-    return q.same;
+    return q.libc;
 }
 
 static void resolve(void)

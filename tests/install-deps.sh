@@ -9,6 +9,7 @@ pkgs=(
   python3 strace util-linux gdb
   samtools sqlite3 fio xz-utils bzip2 gzip tar
   lttng-tools babeltrace2
+  libjemalloc2
 )
 missing=()
 for p in "${pkgs[@]}"; do
