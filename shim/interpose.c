@@ -3561,6 +3561,14 @@ IOH_EXPORT long syscall(long n, ...)
     long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long);
     long d = va_arg(ap, long), e = va_arg(ap, long), f = va_arg(ap, long);
     va_end(ap);
+    /* A new process made by hand, a clone without CLONE_VM (clone3: flags
+     * first in struct clone_args): the handshake with the shim's calls into
+     * the loader (loaderguard.h), in every mode, and the fork handlers' work
+     * where it can be done (below). */
+    uint64_t clone_flags = n == SYS_clone ? (uint64_t)a
+                           : n == SYS_clone3 && a ? *(const uint64_t *)a
+                                                  : CLONE_VM;
+    int forks = !(clone_flags & CLONE_VM);
     /* Not the call that starts the shim: a malloc's own start-up makes
      * syscall()s with its init lock held (jemalloc: SYS_open of
      * /proc/sys/vm/overcommit_memory, from the first malloc of a library's
@@ -3626,16 +3634,12 @@ IOH_EXPORT long syscall(long n, ...)
         case SYS_fork:
         case SYS_vfork:
             return _Fork();
-        case SYS_clone:            /* flags first on x86-64 */
-            if (!(a & CLONE_VM) && (a & CLONE_FILES))
-                ioh_stop_for_split_table("clone(CLONE_FILES) without CLONE_VM");
-            if (!(a & CLONE_VM))
-                before_child();
-            break;
-        case SYS_clone3:           /* struct clone_args: flags first */
-            if (a && !(*(const uint64_t *)a & CLONE_VM) && (*(const uint64_t *)a & CLONE_FILES))
-                ioh_stop_for_split_table("clone3(CLONE_FILES) without CLONE_VM");
-            if (a && !(*(const uint64_t *)a & CLONE_VM))
+        case SYS_clone:
+        case SYS_clone3:
+            if (forks && (clone_flags & CLONE_FILES))
+                ioh_stop_for_split_table(n == SYS_clone ? "clone(CLONE_FILES) without CLONE_VM"
+                                                        : "clone3(CLONE_FILES) without CLONE_VM");
+            if (forks)
                 before_child();
             break;
         case SYS_execve:
@@ -3678,14 +3682,9 @@ IOH_EXPORT long syscall(long n, ...)
         if (r != -2)
             return r;
     }
-    /* A new process made by hand: the handshake with the shim's calls into
-     * the loader (loaderguard.h), in every mode. A child on a stack of its
-     * own never comes back here. */
-    int forks = (n == SYS_clone && !(a & CLONE_VM)) ||
-                (n == SYS_clone3 && a && !(*(const uint64_t *)a & CLONE_VM));
-    /* ... and the atfork handlers' work, as _Fork does, where the child
-     * comes back here: on the parent's stack (a clone with a stack of
-     * its own cannot return from this function). */
+    /* The atfork handlers' work, as _Fork does, where the child comes back
+     * here: on the parent's stack (a child on a stack of its own never
+     * comes back from this function). */
     int handlers = forks && observe() &&
                    (n == SYS_clone ? b == 0 : ((const uint64_t *)a)[5] == 0);  /* clone_args.stack */
     if (forks)
