@@ -642,7 +642,10 @@ c_blocks(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx
 {
     struct ioh__counts *c = &m->c[k];
     struct ioh__blk *l = &s->blk[idx];
+    /* Block sizes are powers of two: shifts, not divisions. */
+    const unsigned bshift = idx == 0 ? 16 : 19;
     const uint64_t bsz = g_block[idx];
+    _Static_assert(64 * 1024 == 1 << 16 && 512 * 1024 == 1 << 19, "coalescing blocks");
     uint64_t from = off;
     if (off >= l->start && off < l->end) {
         if (end <= l->end) {
@@ -652,7 +655,7 @@ c_blocks(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx
         from = l->end;
     }
     uint64_t lim = m->limit > end ? m->limit : end;
-    uint64_t fetches = (end - from + bsz - 1) / bsz;
+    uint64_t fetches = (end - from + bsz - 1) >> bshift;
     uint64_t hi = from + fetches * bsz < lim ? from + fetches * bsz : lim;
     struct ioh__counts t = {0};
     k_run(m, k, &s->ra[k], ra_max, false, from, hi, fetches, &t);
@@ -670,9 +673,7 @@ static void c_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
                   uint64_t ra_max, uint64_t off, uint64_t end, uint64_t n)
 {
     struct ioh__counts *c = &m->c[k];
-    /* Block sizes are powers of two: shifts, not divisions. */
     const uint64_t bsz = g_block[idx];
-    _Static_assert(64 * 1024 == 1 << 16 && 512 * 1024 == 1 << 19, "coalescing blocks");
     if ((end - off) / n >= bsz) {
         c->syscalls += n;
         k_run(m, k, &s->ra[k], ra_max, false, off, end, n, c);

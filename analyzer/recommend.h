@@ -41,7 +41,6 @@
 
 #define IOH_PAGE 4096u
 
-
 /* Kernel read-ahead state of one model on one stream (struct file_ra_state),
  * in pages. */
 struct ioh__ra {
