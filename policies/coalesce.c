@@ -16,13 +16,14 @@
 #include "spin.h"
 #include "state.h"
 
-/* A block's pread, bytes or -errno, errno as it was. EINTR is an answer
- * (a handler without SA_RESTART interrupted a read of a FUSE or NFS file
- * that waits interruptibly; with SA_RESTART the kernel restarts it): the
- * read it was for fails with it, as the program's own would have. Asked
- * again, it answered with data after the program's alarm, or never with a
- * repeating timer (found by review). The system call itself, unless a library between the shim and libc defines pread64 (one
- * that decrypts, or counts: it must see the reads the program's reads became;
+/* A block's pread, bytes or -errno, errno as it was. EINTR is an answer,
+ * not asked again here (a handler without SA_RESTART interrupted a read of
+ * a FUSE or NFS file that waits interruptibly; with SA_RESTART the kernel
+ * restarts it): asked again until it completed, a refill ran on past the
+ * program's alarm, for ever under a repeating timer (found by review);
+ * gather decides what the program's read gets. The system call itself,
+ * unless a library between the shim and libc defines pread64 (one that
+ * decrypts, or counts: it must see the reads the program's reads became;
  * found by a tester: a library that changed the bytes was bypassed). That one
  * is called as the shim's own (real.h, ioh_real_pread64_other), with
  * cancellation off (glibc's pread64 is a cancellation point, and a refill
