@@ -64,8 +64,6 @@ static struct {
     _Atomic int state;             /* 0 none, 1 starting, 2 running, 3 stopping, -1 failed,
                                       4 stopped for good */
     _Atomic int main_gone;         /* the main thread ended (pthread_exit): no worker */
-    pthread_t main_thread;         /* ... that one (ioh_prefetch_main_thread) */
-    _Atomic int main_known;
     pthread_t thread;
     _Atomic int worker_tid;
     int warned;
@@ -77,6 +75,14 @@ static struct {
     int ring_ok;                   /* 1 ready, -1 unavailable */
 #endif
 } g;
+
+/* The main thread (ioh_prefetch_main_thread), set at every process's start:
+ * in the start-up page (state.h), not at the end of `g`, a page of its own
+ * that only a prefetching process writes. */
+IOH_STARTUP_DATA static struct {
+    pthread_t thread;
+    _Atomic int known;
+} g_main;
 
 int ioh_prefetch_hint_works(uint32_t fs_type)
 {
@@ -538,8 +544,8 @@ static void stop_until_none(int for_good)
 
 void ioh_prefetch_main_thread(void)
 {
-    g.main_thread = pthread_self();
-    atomic_store(&g.main_known, 1);
+    g_main.thread = pthread_self();
+    atomic_store(&g_main.known, 1);
 }
 
 void ioh_prefetch_thread_exit(void)
@@ -548,7 +554,7 @@ void ioh_prefetch_thread_exit(void)
      * ends happen under a program's seccomp filter too (review: SIGSYS at
      * a reader thread's return). pthread_self reads the thread pointer;
      * the main thread's descriptor is never another thread's. */
-    if (!atomic_load(&g.main_known) || !pthread_equal(pthread_self(), g.main_thread) ||
+    if (!atomic_load(&g_main.known) || !pthread_equal(pthread_self(), g_main.thread) ||
         atomic_load(&g.state) == 4)
         return;                   /* while the main thread lives, it ends the process */
     atomic_store(&g.main_gone, 1);
@@ -592,7 +598,7 @@ void ioh_prefetch_fork_child(void)
     /* The thread that forked is the child's main thread
      * (ioh_prefetch_main_thread, from the shim's fork handler). */
     atomic_store(&g.main_gone, 0);
-    atomic_store(&g.main_known, 0);
+    atomic_store(&g_main.known, 0);
 }
 
 void ioh_prefetch_stats(struct ioh_prefetch_stats *out)

@@ -37,13 +37,14 @@
 
 /* Process-wide descriptor state. Pages and ofds are allocated with mmap and
  * never freed (see fdtab.h, "Concurrency"); the first page of entries
- * (descriptors 0-1023) and the first chunk of ofds are static, in pages of
- * their own: every process under the shim needs them, and an mmap each cost
- * a system call (~1.3 us here) beside the page faults their use costs
- * either way. The first page is never in the table: ioh_fd_entry
+ * (descriptors 0-1023) and the first chunk of ofds are static: every
+ * process under the shim needs them, and an mmap each cost a system call
+ * (~1.3 us here) beside the page faults their use costs either way. Not
+ * aligned to a page (state.h, IOH_STARTUP_DATA): the first entries share
+ * the start-up page. The first page is never in the table: ioh_fd_entry
  * (fdtab.h) and the walks (fd_page) take it directly. */
 _Atomic(struct ioh_fdent *) ioh__fd_pages[FD_PAGES];   /* set once, by CAS */
-_Alignas(4096) struct ioh_fdent ioh__fd_page0[FD_PAGE_SIZE];
+_Alignas(64) struct ioh_fdent ioh__fd_page0[FD_PAGE_SIZE];
 IOH_STARTUP_DATA _Atomic uint32_t ioh__fork_gen;       /* bumped when all become shared */
 
 IOH_STARTUP_DATA static struct {
@@ -211,7 +212,7 @@ static struct ioh_ofd *ofd_alloc(void)
      * through it: its pages are touched (faulted in, ~1-2 us each here) only
      * as descriptors need them. */
     if (!g_fd.chunk || g_fd.chunk_used == OFD_CHUNK) {
-        static _Alignas(4096) struct ioh_ofd g_ofd_chunk0[OFD_CHUNK];
+        static _Alignas(64) struct ioh_ofd g_ofd_chunk0[OFD_CHUNK];
         g_fd.chunk = ioh_pool_chunk(g_ofd_chunk0, &g_fd.chunk0_given, sizeof g_ofd_chunk0);
         g_fd.chunk_used = 0;
         if (!g_fd.chunk)

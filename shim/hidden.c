@@ -24,10 +24,11 @@ struct slot {
     int kind;                      /* IOH_HIDDEN_* */
 };
 
-IOH_STARTUP_DATA static struct {
-    struct slot s[SLOTS];
-    _Atomic int n;                 /* slots ever used: the scans stop here */
-} g;
+/* Slots ever used: the scans stop here. In the start-up page (state.h),
+ * which every close looks at; the slots themselves, 1.8 KB that most
+ * processes never use, are not (they filled half that page). */
+IOH_STARTUP_DATA static _Atomic int g_used;
+static struct slot g_slot[SLOTS];
 
 /* Where hidden descriptors go: 128 numbers below the limit (leaving those
  * to programs that dup2 to a high number of their own: bash's 255), 4096 at
@@ -44,7 +45,7 @@ static long hide_floor(void)
 
 static int slots(void)
 {
-    int n = atomic_load_explicit(&g.n, memory_order_acquire);
+    int n = atomic_load_explicit(&g_used, memory_order_acquire);
     return n < SLOTS ? n : SLOTS;
 }
 
@@ -53,8 +54,8 @@ static int slots(void)
 static int unwind_given(int n, int self)
 {
     for (int i = 0; i < slots(); i++)
-        if (i != self && atomic_load(&g.s[i].used) && g.s[i].kind == IOH_HIDDEN_UNWIND &&
-            atomic_load(&g.s[i].given) == n + 1)
+        if (i != self && atomic_load(&g_slot[i].used) && g_slot[i].kind == IOH_HIDDEN_UNWIND &&
+            atomic_load(&g_slot[i].given) == n + 1)
             return 1;
     return 0;
 }
@@ -100,16 +101,16 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
     int i;
     for (i = 0; i < SLOTS; i++) {
         uint32_t zero = 0;
-        if (atomic_compare_exchange_strong(&g.s[i].used, &zero, 1))
+        if (atomic_compare_exchange_strong(&g_slot[i].used, &zero, 1))
             break;
     }
-    struct slot *s = i < SLOTS ? &g.s[i] : NULL;
+    struct slot *s = i < SLOTS ? &g_slot[i] : NULL;
     if (s) {
         ioh_sigset saved;
         ioh_signals_block(&saved);
         ioh_spin_lock(&s->lock);  /* free until now: ours at once */
-        int n = atomic_load(&g.n);
-        while (n < i + 1 && !atomic_compare_exchange_weak(&g.n, &n, i + 1))
+        int n = atomic_load(&g_used);
+        while (n < i + 1 && !atomic_compare_exchange_weak(&g_used, &n, i + 1))
             ;
         atomic_store(&s->pending_lo, fd + 1);   /* for a fork child (below) */
         long high = fd;
@@ -171,7 +172,7 @@ int ioh_hidden_get(int h, struct ioh_hidden_use *use)
     ioh_signals_block(&use->saved);
     if (h < 0 || h >= SLOTS)
         return -1;
-    struct slot *s = &g.s[h];
+    struct slot *s = &g_slot[h];
     if (!ioh_spin_lock(&s->lock))
         return -1;                /* a handler of the holder's thread (signals were open) */
     use->locked = 1;
@@ -182,13 +183,13 @@ int ioh_hidden_get(int h, struct ioh_hidden_use *use)
 void ioh_hidden_put(const struct ioh_hidden_use *use)
 {
     if (use->locked)
-        ioh_spin_unlock(&g.s[use->h].lock);
+        ioh_spin_unlock(&g_slot[use->h].lock);
     ioh_signals_restore(&use->saved);
 }
 
 int ioh_hidden_given(int h)
 {
-    return h >= 0 && h < SLOTS ? atomic_load(&g.s[h].given) - 1 : -1;
+    return h >= 0 && h < SLOTS ? atomic_load(&g_slot[h].given) - 1 : -1;
 }
 
 int ioh_hidden_number(int h)
@@ -203,7 +204,7 @@ void ioh_hidden_close(int h)
 {
     if (h < 0 || h >= SLOTS)
         return;
-    struct slot *s = &g.s[h];
+    struct slot *s = &g_slot[h];
     ioh_sigset saved;
     ioh_signals_block(&saved);
     if (ioh_spin_lock(&s->lock)) {   /* else a nested handler: the holder's */
@@ -218,8 +219,8 @@ void ioh_hidden_close(int h)
 int ioh_hidden_is(int fd)
 {
     for (int i = 0; i < slots(); i++)
-        if (atomic_load_explicit(&g.s[i].used, memory_order_relaxed) &&
-            atomic_load_explicit(&g.s[i].cur, memory_order_relaxed) == fd + 1)
+        if (atomic_load_explicit(&g_slot[i].used, memory_order_relaxed) &&
+            atomic_load_explicit(&g_slot[i].cur, memory_order_relaxed) == fd + 1)
             return 1;
     return 0;
 }
@@ -229,7 +230,7 @@ void ioh_hidden_relocate(int fd)
     if (fd < 0)
         return;
     for (int i = 0; i < slots(); i++) {
-        struct slot *s = &g.s[i];
+        struct slot *s = &g_slot[i];
         if (!atomic_load(&s->used) || atomic_load(&s->cur) != fd + 1)
             continue;
         ioh_sigset saved;
@@ -261,8 +262,8 @@ void ioh_hidden_relocate(int fd)
 int ioh_hidden_unwind_find(int fd)
 {
     for (int i = 0; i < slots(); i++)
-        if (atomic_load(&g.s[i].used) && g.s[i].kind == IOH_HIDDEN_UNWIND &&
-            atomic_load(&g.s[i].given) == fd + 1)
+        if (atomic_load(&g_slot[i].used) && g_slot[i].kind == IOH_HIDDEN_UNWIND &&
+            atomic_load(&g_slot[i].given) == fd + 1)
             return i;
     return -1;
 }
@@ -272,7 +273,7 @@ static int lowest_hidden(unsigned lo, unsigned hi, unsigned *out)
 {
     int found = 0;
     for (int i = 0; i < slots(); i++) {
-        int h = atomic_load(&g.s[i].used) ? atomic_load(&g.s[i].cur) - 1 : -1;
+        int h = atomic_load(&g_slot[i].used) ? atomic_load(&g_slot[i].cur) - 1 : -1;
         if (h >= 0 && (unsigned)h >= lo && (unsigned)h <= hi && (!found || (unsigned)h < *out)) {
             *out = (unsigned)h;
             found = 1;
@@ -317,11 +318,11 @@ int ioh_hidden_close_range(unsigned lo, unsigned hi, int flags,
     ioh_signals_block(&saved);
     int held[SLOTS] = {0};
     for (int i = 0; i < slots(); i++)
-        held[i] = ioh_spin_lock(&g.s[i].lock);
+        held[i] = ioh_spin_lock(&g_slot[i].lock);
     int r = ranges_except_hidden(lo, hi, flags, fn);
     for (int i = 0; i < slots(); i++)
         if (held[i])
-            ioh_spin_unlock(&g.s[i].lock);
+            ioh_spin_unlock(&g_slot[i].lock);
     ioh_signals_restore(&saved);
     return r;
 }
@@ -329,7 +330,7 @@ int ioh_hidden_close_range(unsigned lo, unsigned hi, int flags,
 void ioh_hidden_fork_child(void)
 {
     for (int i = 0; i < slots(); i++) {
-        struct slot *s = &g.s[i];
+        struct slot *s = &g_slot[i];
         atomic_store(&s->lock, 0);
         /* Being set up by another thread, which the child does not have:
          * its descriptors came along, and nobody else will close them. */

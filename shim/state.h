@@ -125,7 +125,16 @@ static inline int ioh_mode_settled(int m)
  * machine each page a wrapper touches beside the program's costs several
  * ns a read, more after the system call (measured: 5 loads from 5 pages
  * after a preloaded read()'s system call cost 171 ns a read, before it
- * 46 ns; docs/shim.md, "Cost of a read"). */
+ * 46 ns; docs/shim.md, "Cost of a read").
+ *
+ * .bss starts in that same page, after them, as long as nothing in .bss is
+ * aligned to a page (64 bytes at most): its first bytes (the device caches,
+ * the first descriptors' entries, crtstuff's `completed` flag, which the
+ * destructors read and then write) then cost no fault of their own. With
+ * one array aligned to a page, .bss began on a page of its own, and the
+ * start-up page held 1.8 KB of hidden-descriptor slots few processes use:
+ * 18 us a process under auto (faults of pages that held a few bytes each;
+ * measured 2026-11-28). tests/integration/test_layout.sh checks both. */
 #define IOH_STARTUP_DATA __attribute__((section(".data.iohint_startup")))
 
 /* Before the program installs a seccomp filter (prctl, seccomp(2)): a filter

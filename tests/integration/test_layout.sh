@@ -35,6 +35,22 @@ data=$(pages $hot)
 }
 CASES=$((CASES + 1))
 
+# .bss begins in that same page (nothing in it aligned to a page): the
+# first bytes of .bss that every process under a policy writes (the device
+# caches) or reads at exit (crtstuff's `completed`, where the toolchain has
+# it) cost no page fault of their own (shim/state.h; 18 us a process under
+# auto with .bss on pages of its own, 2026-11-28).
+startup=$(pages ioh_mode)
+for name in ioh_devcaches completed.0; do
+    [[ $name == completed.0 ]] && ! grep -q ' completed\.0$' "$T/nm.txt" && continue
+    first=$(pages "$name" | head -1)
+    [[ $first == "$startup" ]] || {
+        grep -E ' (ioh_mode|ioh_devcaches|completed\.0)$' "$T/nm.txt" >&2
+        fail "$name starts in page $first, not in the start-up page $startup (a page-aligned variable in .bss, or IOH_STARTUP_DATA grew?)"
+    }
+    CASES=$((CASES + 1))
+done
+
 if [[ ${IOH_OPTIMIZATION:-2} == 0 ]]; then
     note "an unoptimised build does not group hot functions: code placement not checked"
 else
