@@ -23,6 +23,9 @@
  * and N+1, then reads in new threads from new call sites (review: libunwind
  * then read a byte of the program's file and died of SIGPIPE); prints the
  * offset of the program's descriptor (0).
+ * With "emfile": reads FILE (a first call site), then opens it until open
+ * fails and prints how many it got and the error (run under a low soft
+ * limit: the shim's own descriptors must not cost the program any).
  * With "sigstall": a 100 us timer whose handler takes F_GETLK on the file
  * the main loop reads in 1 MiB pieces; prints whether the slowest handler
  * took under 100 ms (review: every one that landed in a read waited 200 ms
@@ -240,6 +243,17 @@ int main(int argc, char **argv)
     }
     if (argc < 2)
         die("usage: offsetuse FILE [fds]");
+    if (argc > 2 && strcmp(argv[2], "emfile") == 0) {
+        char b[64];
+        int fd = open(argv[1], O_RDONLY);
+        if (fd < 0 || read(fd, b, sizeof b) != (ssize_t)sizeof b)
+            die("read %s", argv[1]);
+        int n = 1;
+        while (open(argv[1], O_RDONLY) >= 0)
+            n++;
+        out("opened %d, then %s\n", n, strerror(errno));
+        return 0;
+    }
     if (argc > 2 && strcmp(argv[2], "fds") == 0) {
         out("descriptors:");
         for (int i = 0; i < 6; i++)
