@@ -362,7 +362,10 @@ static void start_coalescing(struct ioh_pol_file *pf, struct ioh_ofd *o)
             ioh_coalesce_free(cb);
             return;
         }
-        atomic_store_explicit(&o->cb, cb, memory_order_release);
+        /* seq_cst, as the load of `dead` after it: with ioh_pol_released,
+         * which stores `dead` and then clears o->cb, either we see `dead`
+         * or its clear comes after our store. */
+        atomic_store(&o->cb, cb);
         /* The file was released while we decided (o may be another file's
          * now): take the block back; pf_retire frees it. A reader that
          * took it meanwhile gets nothing from it (ioh_coalesce_copy). */
@@ -539,7 +542,16 @@ void ioh_pol_released(struct ioh_ofd *o)
      * lets go (pf_unlock), rather than us waiting. Taken, the lock stays
      * held while the state is free. (A thread gone with a fork while it
      * held it never lets go: that state is lost, once.) */
-    if (ioh_spin_free_locked(&pf->owner, &pf->dead))
+    int retire = ioh_spin_free_locked(&pf->owner, &pf->dead);
+    /* Again, once `dead` is set: an observer that started a block just
+     * after the first clear, and found `dead` not yet set, left the block
+     * on o - a description that lives on when F_SETFL O_DIRECT released it,
+     * whose unaligned preads the block then served (not EINVAL), and whose
+     * reads later found the block in another file's use once pf_retire had
+     * pooled it (found by reading the code, 2026-11-28; no test makes the
+     * window wide enough to hit). */
+    atomic_store(&o->cb, NULL);
+    if (retire)
         pf_retire(pf);
 }
 
