@@ -30,50 +30,17 @@ struct slot {
 IOH_STARTUP_DATA static _Atomic int g_used;
 static struct slot g_slot[SLOTS];
 
-#define HIDE_CAP (4096 + 128)
-
-/* Where hidden descriptors go when they cannot go above the limit
- * (dup_above_limit): 128 numbers below the limit (leaving those to
- * programs that dup2 to a high number of their own: bash's 255), 4096 at
+/* Where hidden descriptors go: 128 numbers below the limit (leaving those
+ * to programs that dup2 to a high number of their own: bash's 255), 4096 at
  * most; under a limit of 256 or less, the top quarter (at a limit of 100,
  * the program's 3..74 keep their numbers; found by a tester: nothing was
- * hidden at 128 or less). A descriptor already at the floor or above is
- * hidden where it is. */
+ * hidden at 128 or less). */
 static long hide_floor(void)
 {
     struct { unsigned long long cur, max; } lim = {1024, 1024};
     ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim);
-    long cur = lim.cur > HIDE_CAP ? HIDE_CAP : (long)lim.cur;
+    long cur = lim.cur > 4096 + 128 ? 4096 + 128 : (long)lim.cur;
     return cur > 256 ? cur - 128 : cur - cur / 4;
-}
-
-/* A copy of fd, close-on-exec, at a number the program cannot get: at or
- * above its soft limit of descriptors, which only a raise of the limit
- * opens to it (the kernel keeps a descriptor above a lowered limit usable).
- * For the copy the soft limit goes up by SLOTS and back at once, the
- * caller's signals blocked. So a traced program opens exactly as many
- * files before EMFILE as without the shim (with call sites, libunwind's
- * pipe and the trace file took three of its numbers: found by a tester,
- * samtools merge under a low limit). -1 where it cannot be: no room below
- * the hard limit (`ulimit -n` sets both), a soft limit above the floor's
- * cap (a table grown to a high limit costs the kernel memory and every
- * fork a longer copy), or the limit cannot be read or raised. A program
- * of several threads could see the raised limit in a getrlimit, or an
- * open of one at its limit succeed, in that microsecond; a setrlimit of
- * its own in it is undone. */
-static long dup_above_limit(int fd)
-{
-    struct { unsigned long long cur, max; } lim, up;
-    if (ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim) != 0 || lim.cur >= lim.max ||
-        lim.cur > HIDE_CAP)
-        return -1;
-    up.cur = lim.max - lim.cur > SLOTS ? lim.cur + SLOTS : lim.max;
-    up.max = lim.max;
-    if (ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, &up, NULL) != 0)
-        return -1;
-    long high = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (long)lim.cur);
-    ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, &lim, NULL);
-    return high;
 }
 
 static int slots(void)
@@ -147,7 +114,7 @@ int ioh_hidden_keep_file(int fd, int kind, const struct stat *expect)
             ;
         atomic_store(&s->pending_lo, fd + 1);   /* for a fork child (below) */
         long high = fd;
-        if (fd < want && (high = dup_above_limit(fd)) < 0)
+        if (fd < want)
             high = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, want);
         atomic_store(&s->pending_hi, (int)high + 1);
         if (high >= 0 && kind == IOH_HIDDEN_UNWIND && unwind_given((int)high, i)) {
@@ -281,9 +248,7 @@ void ioh_hidden_relocate(int fd)
              * program). With none free at all, ours is lost: its owner's
              * calls get -1 and fail with EBADF instead of reaching the
              * program's file. */
-            long moved = dup_above_limit(fd);
-            if (moved < 0)
-                moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, hide_floor());
+            long moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, hide_floor());
             if (moved < 0)
                 moved = ioh_raw3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
             atomic_store(&s->cur, moved < 0 ? 0 : (int)moved + 1);
