@@ -1638,7 +1638,11 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
         enter(&c);
     }
     int r;
-    if (which != 1)
+    /* Not once the shim has stopped (a sandbox, a split table, exit): its
+     * descriptors are not used any more, the program's dup2 may close
+     * them, and moving one is a prlimit64 and an fcntl that a seccomp
+     * filter of the program's may kill it for (review). */
+    if (which != 1 && atomic_load(&ioh_mode) != IOH_MODE_FINISHED)
         ioh_hidden_relocate(newfd);
     /* dup2/dup3 take newfd from the description it had (see fdtab.h). */
     struct ioh_fdent *rb = watch && which != 1 ? ioh_fd_rebind_begin(newfd) : NULL;

@@ -10,7 +10,7 @@
  * thread): the shim stops before the filter is in place (found by a
  * tester: killed by SIGSYS under every policy).
  *
- * usage: allowlist prctl|seccomp|clone|probe FILE
+ * usage: allowlist prctl|seccomp|clone|vmchild|probe|dup2 FILE
  *   prctl    the filter through prctl(PR_SET_SECCOMP)
  *   seccomp  through syscall(SYS_seccomp)
  *   clone    a child made by a raw clone (no atfork handlers: the shim's
@@ -24,7 +24,11 @@
  *            rewrote the parent's state, which then read from an offset
  *            never given back to the kernel)
  *   probe    only asks whether filters exist (prctl with no filter:
- *            EFAULT), installs none: the shim goes on */
+ *            EFAULT), installs none: the shim goes on
+ *   dup2     as prctl, then dup2s the file onto every number from 60 to 99
+ *            (run under ulimit -n 100, traced with call sites: the shim's
+ *            own descriptors are among them; review: its move of them,
+ *            a prlimit64 and an fcntl, met the filter) */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -49,7 +53,7 @@ static int install(const char *how)
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
         ALLOW(SYS_read), ALLOW(SYS_write), ALLOW(SYS_lseek), ALLOW(SYS_close),
         ALLOW(SYS_exit_group), ALLOW(SYS_exit), ALLOW(SYS_brk), ALLOW(SYS_mmap),
-        ALLOW(SYS_munmap), ALLOW(SYS_rt_sigreturn),
+        ALLOW(SYS_munmap), ALLOW(SYS_rt_sigreturn), ALLOW(SYS_dup2), ALLOW(SYS_dup3),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
     };
     struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
@@ -127,10 +131,14 @@ int main(int argc, char **argv)
         }
     }
     if (strcmp(argv[1], "vmchild") != 0 &&
-        install(!strcmp(argv[1], "clone") ? "prctl" : argv[1]) != 0) {
+        install(!strcmp(argv[1], "clone") || !strcmp(argv[1], "dup2") ? "prctl" : argv[1]) != 0) {
         perror("allowlist: seccomp");
         return 2;
     }
+    if (!strcmp(argv[1], "dup2"))
+        for (int k = 60; k < 100; k++)
+            if (dup2(fd, k) != k)
+                return 3;
     /* Small reads as well (coalesced under the policies that serve from
      * blocks), then large ones. */
     for (int i = 0; i < 1000 && (r = read(fd, buf, 16)) > 0; i++)
