@@ -225,9 +225,9 @@ int ioh_hidden_is(int fd)
     return 0;
 }
 
-void ioh_hidden_relocate(int fd)
+void ioh_hidden_relocate(int fd, int from)
 {
-    if (fd < 0)
+    if (fd < 0 || from == fd)
         return;
     for (int i = 0; i < slots(); i++) {
         struct slot *s = &g_slot[i];
@@ -239,7 +239,11 @@ void ioh_hidden_relocate(int fd)
             ioh_signals_restore(&saved);
             return;               /* our own thread holds it: the program's dup2 wins */
         }
-        if (atomic_load(&s->used) && atomic_load(&s->cur) == fd + 1) {
+        /* The program's dup2 fails with EBADF (`from` not open) and
+         * leaves fd as it is: moved, ours would leave a copy there that
+         * its close then closed (review, 2026-11-28). */
+        if (atomic_load(&s->used) && atomic_load(&s->cur) == fd + 1 &&
+            ioh_raw2(SYS_fcntl, from, F_GETFD) >= 0) {
             /* Above the floor; if every number there is taken, any free one
              * (the program's next open then gets another number than
              * without the shim, which is better than our owner using the

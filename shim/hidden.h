@@ -75,9 +75,12 @@ void ioh_hidden_close(int h);
  * it fails with EBADF, as without the shim). */
 int ioh_hidden_is(int fd);
 
-/* The program is about to dup2/dup3 onto fd: if a hidden descriptor is
- * there, move it first (or lose it, with no number free). */
-void ioh_hidden_relocate(int fd);
+/* The program is about to dup2/dup3 `from` onto fd: if a hidden
+ * descriptor is there, move it first (or lose it, with no number free).
+ * Not when the program's call will fail or do nothing without closing fd
+ * (`from` not open, or fd itself): the copy left at fd would be the
+ * program's to see. */
+void ioh_hidden_relocate(int fd, int from);
 
 /* libunwind's slot given the number fd (while ioh_tls.unwinding), or -1. */
 int ioh_hidden_unwind_find(int fd);

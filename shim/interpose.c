@@ -1643,7 +1643,7 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
      * them, and moving one is a prlimit64 and an fcntl that a seccomp
      * filter of the program's may kill it for (review). */
     if (which != 1 && atomic_load(&ioh_mode) != IOH_MODE_FINISHED)
-        ioh_hidden_relocate(newfd);
+        ioh_hidden_relocate(newfd, oldfd);
     /* dup2/dup3 take newfd from the description it had (see fdtab.h). */
     struct ioh_fdent *rb = watch && which != 1 ? ioh_fd_rebind_begin(newfd) : NULL;
     if (which == 1)

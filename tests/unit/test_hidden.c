@@ -60,7 +60,7 @@ static int now_of(int h)
  * first, then the program's dup2 runs. */
 static void program_dup2(int from, int to)
 {
-    ioh_hidden_relocate(to);
+    ioh_hidden_relocate(to, from);
     if (dup2(from, to) != to)
         _exit(99);
 }
@@ -98,6 +98,31 @@ static void kept_high_and_out_of_close_range(void **state)
         CHECK(fcntl(fd, F_GETFD) >= 0, 17);                 /* survived */
         ioh_hidden_close(h);
         CHECK(fcntl(fd, F_GETFD) == -1 && !ioh_hidden_is(fd), 18);
+    });
+}
+
+/* A dup2 onto our number that fails (the source not open) or does nothing
+ * (the source is the number itself) leaves ours where it is: moved first,
+ * a copy of ours stayed at the number for the program to see and close
+ * (review, 2026-11-28). */
+static void a_dup2_that_fails_moves_nothing(void **state)
+{
+    (void)state;
+    IN_CHILD({
+        int p[2];
+        CHECK(pipe(p) == 0, 10);
+        int h = ioh_hidden_keep(p[0], IOH_HIDDEN_OWN);
+        int cur = now_of(h);
+        CHECK(h >= 0 && cur >= 0, 11);
+        int bad = cur - 1;
+        while (fcntl(bad, F_GETFD) >= 0)
+            bad--;                                       /* a number not open */
+        int count = open_count();
+        ioh_hidden_relocate(cur, bad);
+        CHECK(dup2(bad, cur) == -1 && errno == EBADF, 12);
+        CHECK(now_of(h) == cur && open_count() == count, 13);
+        ioh_hidden_relocate(cur, cur);
+        CHECK(now_of(h) == cur && open_count() == count, 14);
     });
 }
 
@@ -384,6 +409,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kept_high_and_out_of_close_range),
+        cmocka_unit_test(a_dup2_that_fails_moves_nothing),
         cmocka_unit_test(handle_follows_every_move),
         cmocka_unit_test(a_high_number_is_hidden_in_place),
         cmocka_unit_test(one_that_cannot_be_hidden_is_closed),
