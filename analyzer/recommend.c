@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
+
 #define PG ((uint64_t)IOH_PAGE)
 #define MIB (1024ull * 1024)
 /* The pages any read used: the bitmap after the models'. */
@@ -51,21 +53,6 @@ const char *ioh_an_hint_name(enum ioh_an_hint h)
 {
     static const char *const names[] = {"none", "sequential", "random", "willneed", "noreuse"};
     return (unsigned)h < sizeof names / sizeof names[0] ? names[h] : "?";
-}
-
-void ioh__size_text(uint64_t bytes, char *buf, size_t len)
-{
-    static const char units[] = "KMGTPE";
-    if (bytes == 0 || bytes % 1024) {
-        snprintf(buf, len, "%" PRIu64, bytes);
-        return;
-    }
-    int u = -1;
-    while (bytes % 1024 == 0 && u < 5) {
-        bytes /= 1024;
-        u++;
-    }
-    snprintf(buf, len, "%" PRIu64 "%c", bytes, units[u]);
 }
 
 void ioh__human_bytes(uint64_t b, char *buf, size_t len)
@@ -1159,7 +1146,7 @@ static void reason(const struct ioh_an_params *p, const struct ioh_an_file *f,
             say(r, "a doubled read-ahead window serves the same reads in fewer, larger requests");
         break;
     case IOH_AN_M_RANDOM:
-        ioh__size_text(b->unused, s1, sizeof s1);
+        ioh_format_size(b->unused, s1, sizeof s1);
         say(r,
                  "read-ahead fetches %s B that no read uses; without it only the pages read are fetched",
                  s1);
@@ -1186,7 +1173,7 @@ static void reason(const struct ioh_an_params *p, const struct ioh_an_file *f,
         break;
     case IOH_AN_M_PREFETCH_2M:
     case IOH_AN_M_PREFETCH_16M:
-        ioh__size_text(r->prefetch, s1, sizeof s1);
+        ioh_format_size(r->prefetch, s1, sizeof s1);
         if (b->misses > e->misses + b->misses / 10)
             say(r, "reads move forward; keeping %s ahead fetched makes %" PRIu64
                    " of the %" PRIu64 " waiting reads hits", s1, b->misses - e->misses,
@@ -1197,7 +1184,7 @@ static void reason(const struct ioh_an_params *p, const struct ioh_an_file *f,
         break;
     case IOH_AN_M_WINDOW_4M:
     case IOH_AN_M_WINDOW_32M:
-        ioh__size_text(r->window, s1, sizeof s1);
+        ioh_format_size(r->window, s1, sizeof s1);
         ioh__human_bytes(f->window_median, s2, sizeof s2);
         pct(s3, sizeof s3, e->hit_rate);
         say(r, "reads hop inside a window (median %s) that drifts; a sliding %s window serves %s",
@@ -1205,7 +1192,7 @@ static void reason(const struct ioh_an_params *p, const struct ioh_an_file *f,
         break;
     case IOH_AN_M_COALESCE_64K:
     case IOH_AN_M_COALESCE_512K:
-        ioh__size_text(r->coalesce, s1, sizeof s1);
+        ioh_format_size(r->coalesce, s1, sizeof s1);
         if (e->syscalls < b->syscalls)
             say(r, "small reads: a %s block cache turns %" PRIu64 " read calls into %" PRIu64,
                 s1, b->syscalls, e->syscalls);

@@ -190,9 +190,7 @@ double ioh__models_sampled(const struct ioh__models *m);
 /* Choose f->rec from f->effects and the file's measures. */
 void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f);
 
-/* "64K", "2M", "1G" (exact binary multiples), else bytes. */
-void ioh__size_text(uint64_t bytes, char *buf, size_t len);
-/* A byte count for a reader: "74.0 MiB", "512 B" (ioh__size_text is for
+/* A byte count for a reader: "74.0 MiB", "512 B" (ioh_format_size, shim/parse.h, is for
  * policy values: "64K"). */
 void ioh__human_bytes(uint64_t bytes, char *buf, size_t len);
 

@@ -1563,9 +1563,10 @@ void ioh_pol_finish(void)
     ioh_actions_format(&g.spec.dflt, pol, sizeof pol);
     /* The command, so that the lines of a pipeline's processes can be told
      * apart (found by a tester: only the pid). */
-    ioh_report("stats: %s: policy %s%s, %llu files under a policy", program_invocation_short_name,
-               g.spec.nrules ? "file " : "", g.spec.nrules ? g.spec.source : pol,
-               (unsigned long long)atomic_load(&g.files));
+    unsigned long long files = atomic_load(&g.files);
+    ioh_report("stats: %s: policy %s%s, %llu file%s under a policy", program_invocation_short_name,
+               g.spec.nrules ? "file " : "", g.spec.nrules ? g.spec.source : pol, files,
+               files == 1 ? "" : "s");
     ioh_report("stats: hints applied %llu, program hints vetoed %llu, overridden %llu, "
              "auto decisions %llu, reads let go unseen %llu",
              (unsigned long long)atomic_load(&g.hints), (unsigned long long)atomic_load(&g.vetoes),

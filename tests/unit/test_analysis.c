@@ -1430,13 +1430,6 @@ static void test_own_willneed_dontneed(void **state)
 static void test_size_text(void **state)
 {
     (void)state;
-    char b[32];
-    ioh__size_text(64 * KIB, b, sizeof b);
-    assert_string_equal(b, "64K");
-    ioh__size_text(16 * MIB, b, sizeof b);
-    assert_string_equal(b, "16M");
-    ioh__size_text(1000, b, sizeof b);
-    assert_string_equal(b, "1000");
     assert_string_equal(ioh_an_model_policy(IOH_AN_M_PREFETCH_16M), "sequential,prefetch=16M");
     assert_string_equal(ioh_an_model_policy(IOH_AN_M_COALESCE_64K), "coalesce=64K");
     assert_string_equal(ioh_an_model_policy(IOH_AN_M_WINDOW_32M), "window=32M");

@@ -67,7 +67,7 @@ for policy in sequential auto; do
     LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=$policy IOHINT_STATS=1 \
         cat <"$T/stream.bin" 2>"$T/stdin.stats" | cksum >"$T/stdin.out"
     cmp -s "$T/stdin.want" "$T/stdin.out" || fail "stdin under $policy: output differs"
-    grep -q '1 files under a policy' "$T/stdin.stats" ||
+    grep -q '1 file under a policy' "$T/stdin.stats" ||
         { show "$T/stdin.stats"; fail "stdin under $policy: the inherited descriptor got no policy"; }
     CASES=$((CASES + 2))
 done
