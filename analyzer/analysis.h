@@ -63,8 +63,10 @@
 /* Tunables of the analysis; ioh_an_params_default() fills the documented
  * defaults. */
 struct ioh_an_params {
-    uint64_t ra_bytes;          /* 128 KiB: the kernel read-ahead maximum the default
-                                   policy model assumes (read_ahead_kb) */
+    uint64_t ra_bytes;          /* 128 KiB, the usual read_ahead_kb: the kernel read-ahead
+                                   the models take for a file whose traces do not
+                                   record its device's (ioh_an_file.ra_bytes) ... */
+    bool     ra_forced;         /* ... or for every file (iohint analyze --ra-kb) */
     uint64_t willneed_max;      /* 256 MiB: largest file WILLNEED is considered for */
     uint64_t noreuse_min;       /* 64 MiB: smallest read-once footprint noreuse is added for */
     double   latency_ns;        /* 70000: one request the program waits for (qd1 4 KiB) */
@@ -95,6 +97,7 @@ struct ioh_an_process {
     bool     ended_by_exec;     /* not finished: its last exec succeeded, the image
                                    ended there (the new one has a trace of its own) */
     uint32_t trace_flags;       /* IOH_HDR_* */
+    uint32_t trace_version;     /* the trace's format version (header) */
     uint64_t dropped_events;    /* events the writer could not record */
     uint64_t events;            /* events in the trace */
     uint64_t reads, bytes;      /* data events that returned bytes (with an offset
@@ -211,6 +214,17 @@ struct ioh_an_recommendation {
     char     reason[384];       /* one line: why this policy */
 };
 
+/* Where a file's read-ahead (ioh_an_file.ra_bytes) came from. */
+enum ioh_an_ra_source {
+    IOH_AN_RA_OLD_TRACE = 0,    /* params.ra_bytes: its traces are older than format 4,
+                                   which does not record it */
+    IOH_AN_RA_UNKNOWN,          /* params.ra_bytes: the traces say the shim could not
+                                   learn the device's (trace_format.h, IOH_RA_UNKNOWN) */
+    IOH_AN_RA_TRACE,            /* recorded in a trace: the device's read_ahead_kb */
+    IOH_AN_RA_OPTION,           /* params.ra_forced (--ra-kb) */
+};
+const char *ioh_an_ra_source_name(enum ioh_an_ra_source s);   /* "trace", "unknown", ... */
+
 /* One file. */
 struct ioh_an_file {
     uint32_t index;             /* in ioh_analysis.files */
@@ -223,6 +237,11 @@ struct ioh_an_file {
     uint32_t writable_streams;  /* streams opened for writing (O_WRONLY, O_RDWR) */
     uint32_t nstreams;
     uint32_t *streams;          /* indices in ioh_analysis.streams, in open order */
+    /* The kernel read-ahead its policy models took: the first that an
+     * announcement of it recorded before its first read (the models start
+     * there), else params.ra_bytes; and where it came from. */
+    uint64_t ra_bytes;
+    enum ioh_an_ra_source ra_source;
 
     struct ioh_an_metrics m;
     uint64_t footprint;         /* distinct bytes read (at bitmap granularity, see granule) */

@@ -137,7 +137,7 @@ static void drop(struct ioh__models *m, uint32_t k, uint64_t plo, uint64_t end_b
  * (the `random` policy's, given at open, leaves the device's). */
 static uint64_t ra_pages(const struct ioh__models *m, uint32_t k, const struct ioh__advice *a)
 {
-    const uint64_t ra = m->p->ra_bytes / PG;
+    const uint64_t ra = m->ra_bytes / PG;
     switch (k) {
     case IOH_AN_M_SEQUENTIAL:
     case IOH_AN_M_PREFETCH_2M:
@@ -683,10 +683,12 @@ static inline __attribute__((always_inline)) void c_one(struct ioh__models *m, u
 
 /* ---- the group ---------------------------------------------------------- */
 
-void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint64_t file_size)
+void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint64_t file_size,
+                      uint64_t ra_bytes)
 {
     memset(m, 0, sizeof *m);
     m->p = p;
+    m->ra_bytes = ra_bytes < IOH_PAGE ? IOH_PAGE : ra_bytes;
     ioh_bits_init(&m->bits, USED + 1, 12, IOH_MODEL_CAP_BITS);
     m->limit = file_size;
     if (file_size)
@@ -699,10 +701,10 @@ void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint
      * 1 MiB on short read-ahead: half of what it fetches.) */
     if (file_size && file_size <= p->willneed_max) {
         m->willneed_on = true;
-        const uint64_t piece = willneed_piece(p->ra_bytes) / PG, pages = page_ceil(file_size);
+        const uint64_t piece = willneed_piece(m->ra_bytes) / PG, pages = page_ceil(file_size);
         for (uint64_t at = 0; at < pages; at += piece)
             m->willneed_fetched += willneed_fetch(m, IOH_AN_M_WILLNEED, at, at + piece,
-                                                  p->ra_bytes / PG, &m->willneed_requests);
+                                                  m->ra_bytes / PG, &m->willneed_requests);
     }
 }
 
@@ -913,7 +915,7 @@ static void models_replay(struct ioh__models *m, struct ioh__model_stream *s,
     /* ra: the default read-ahead, which the policies that give SEQUENTIAL
      * (2 x ra) or RANDOM (none) replace whatever the program said; pra: the
      * program's, for `none` and the policies that leave its hints alone. */
-    const uint64_t ra = m->p->ra_bytes / PG, pra = program_ra(a, ra);
+    const uint64_t ra = m->ra_bytes / PG, pra = program_ra(a, ra);
     struct ioh_bitgroup *g = &m->bits;
     if (n == 1) {
         /* A run of one read, the common case of any non-sequential file:
@@ -1153,12 +1155,12 @@ static void reason(const struct ioh_an_params *p, const struct ioh_an_file *f,
         break;
     case IOH_AN_M_WILLNEED:
         pct(s1, sizeof s1, f->size > 0 ? (double)f->footprint / (double)f->size : 0);
-        ioh__human_bytes(p->ra_bytes, s2, sizeof s2);
-        ioh__human_bytes(willneed_piece(p->ra_bytes), s3, sizeof s3);
+        ioh__human_bytes(f->ra_bytes, s2, sizeof s2);
+        ioh__human_bytes(willneed_piece(f->ra_bytes), s3, sizeof s3);
         if (b->misses > 1 && e->misses <= 1)
             say(r, "%s of the file is read; fetching it all at first use leaves 1 read waiting "
                    "instead of %" PRIu64, s1, b->misses);
-        else if (b->misses > e->misses && p->ra_bytes < willneed_piece(p->ra_bytes))
+        else if (b->misses > e->misses && f->ra_bytes < willneed_piece(f->ra_bytes))
             /* Each piece asked for is read only as far as the read-ahead
              * goes (willneed_fetch()). */
             say(r, "%s of the file is read; asking for all of it at first use (the kernel reads "

@@ -111,6 +111,7 @@ struct ioh__counts {
 
 struct ioh__models {
     const struct ioh_an_params *p;
+    uint64_t ra_bytes;          /* the device's read-ahead for this file (ioh_an_file.ra_bytes) */
     struct ioh_bitgroup bits;   /* bitmap k: pages model k fetched (noreuse: resident);
                                    bitmap IOH_AN_MODELS: pages any read used */
     uint64_t limit;             /* bytes: file size (or furthest read), fetches clip here */
@@ -153,7 +154,10 @@ struct ioh__models {
     uint64_t (*full)[IOH_MODEL_CAP_BITS / 64 / 64];   /* [2] */
 };
 
-void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint64_t file_size);
+/* The models of one file of file_size bytes (0: unknown) on a device whose
+ * kernel read-ahead is ra_bytes (at least a page). */
+void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint64_t file_size,
+                      uint64_t ra_bytes);
 void ioh__models_free(struct ioh__models *m);
 /* The file grew or its size became known. */
 void ioh__models_set_size(struct ioh__models *m, uint64_t size);
@@ -187,7 +191,8 @@ void ioh__models_effects(struct ioh__models *m, struct ioh_an_effect out[IOH_AN_
 /* Share of the reads the models replayed (1 when not sampled). */
 double ioh__models_sampled(const struct ioh__models *m);
 
-/* Choose f->rec from f->effects and the file's measures. */
+/* Choose f->rec from f->effects and the file's measures (its read-ahead:
+ * f->ra_bytes). */
 void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f);
 
 /* A byte count for a reader: "74.0 MiB", "512 B" (ioh_format_size, shim/parse.h, is for

@@ -260,6 +260,8 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     i_(w, "size", f->size);
     s_(w, "kind", f->kind < 7 ? kinds[f->kind] : "other");
     u_(w, "processes", f->processes);
+    u_(w, "ra_bytes", f->ra_bytes);
+    s_(w, "ra_source", ioh_an_ra_source_name(f->ra_source));
     arr_inline(w, "streams");
     for (uint32_t i = 0; i < f->nstreams; i++)
         u_(w, NULL, f->streams[i]);
@@ -481,6 +483,7 @@ int ioh_report_json(const struct ioh_analysis *an, const struct ioh_report_opts 
     const struct ioh_an_params *p = &an->params;
     obj(&w, "params");
     u_(&w, "ra_bytes", p->ra_bytes);
+    b_(&w, "ra_forced", p->ra_forced);
     u_(&w, "willneed_max", p->willneed_max);
     u_(&w, "noreuse_min", p->noreuse_min);
     d_(&w, "latency_s", p->latency_ns / 1e9);

@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -288,6 +289,49 @@ static void print_applied(FILE *o, const struct ioh_an_file *f)
     fputc('\n', o);
 }
 
+/* Where a file's read-ahead came from, after its size. */
+static const char *ra_origin(enum ioh_an_ra_source s)
+{
+    switch (s) {
+    case IOH_AN_RA_TRACE: return "as recorded in the trace (the device's read_ahead_kb)";
+    case IOH_AN_RA_OPTION: return "as set by --ra-kb";
+    case IOH_AN_RA_UNKNOWN: return "the default, as the trace could not record the device's";
+    default: return "the default, as traces before format 4 do not record the device's";
+    }
+}
+
+/* The read-ahead the models took: one line for the run when every file read
+ * had the same (and from the same source), else a count per value here and
+ * a line in each file's block (print_file). Returns whether they differ. */
+static bool print_readahead(FILE *o, const struct ioh_analysis *an)
+{
+    const struct ioh_an_file *first = NULL;
+    uint32_t files = 0, same = 0;
+    for (uint32_t i = 0; i < an->nfiles; i++) {
+        const struct ioh_an_file *f = &an->files[i];
+        if (!f->m.reads)
+            continue;
+        if (!first)
+            first = f;
+        files++;
+        same += f->ra_bytes == first->ra_bytes && f->ra_source == first->ra_source;
+    }
+    if (!first)
+        return false;
+    char b[32];
+    if (same == files) {
+        fprintf(o, "  models assume a read-ahead of %s, %s%s\n",
+                bytes(b, sizeof b, first->ra_bytes), ra_origin(first->ra_source),
+                first->ra_source == IOH_AN_RA_UNKNOWN || first->ra_source == IOH_AN_RA_OLD_TRACE
+                    ? " (--ra-kb KB sets it)" : "");
+        return false;
+    }
+    fprintf(o, "  models assume each file's read-ahead: %s for %u of %u files read (%s); "
+               "the others' in their blocks\n",
+            bytes(b, sizeof b, first->ra_bytes), same, files, ra_origin(first->ra_source));
+    return true;
+}
+
 static void print_effect_line(FILE *o, const struct ioh_an_recommendation *r)
 {
     const struct ioh_an_effect *b = &r->baseline, *p = &r->predicted;
@@ -309,7 +353,7 @@ static void print_effect_line(FILE *o, const struct ioh_an_recommendation *r)
 }
 
 static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_an_file *f,
-                       size_t rank)
+                       size_t rank, bool ra_differs)
 {
     char b1[32], b2[32], b3[32], b4[32];
     fprintf(o, "\n%zu. ", rank + 1);
@@ -399,6 +443,9 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
                 num(b1, sizeof b1, f->mmaps), plural(f->mmaps),
                 bytes(b2, sizeof b2, f->mapped_bytes));
     print_applied(o, f);
+    if (ra_differs)
+        fprintf(o, "  %-11s  %s, %s\n", "read-ahead", bytes(b1, sizeof b1, f->ra_bytes),
+                ra_origin(f->ra_source));
     print_effect_line(o, &f->rec);
     if (f->model_sample < 1.0)
         fprintf(o, "  %-11s  predictions from %.1f%% of the reads (16 MiB regions), scaled\n", "sampled",
@@ -439,6 +486,7 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
         if (an->processes[i].dropped_events)
             fprintf(o, "  note: pid %d lost %s events (trace size bound)\n", an->processes[i].pid,
                     num(b1, sizeof b1, an->processes[i].dropped_events));
+    bool ra_differs = print_readahead(o, an);
 
     shown_max = opts && opts->top ? opts->top : UINT32_MAX;
     uint32_t n = 0;
@@ -456,7 +504,7 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
             hidden++;
             continue;
         }
-        print_file(o, an, f, n++);
+        print_file(o, an, f, n++, ra_differs);
     }
     /* Files only mapped: their reads are page faults, which no trace sees,
      * but that they were mapped is worth a line (a tester's mmap + md5 of

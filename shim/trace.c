@@ -18,6 +18,7 @@
 #include "log.h"
 #include "options.h"
 #include "policy.h"
+#include "prefetch.h"
 #include "raw.h"
 #include "spin.h"
 
@@ -611,6 +612,23 @@ void *ioh__trace_reserve_slow(size_t bytes)
 
 /* ---- path records ---- */
 
+void ioh_trace_opened(const struct ioh_ofd *o)
+{
+    if (ioh_trace.enabled && o->kind == IOH_FILE_REG)
+        (void)ioh_prefetch_device_readahead(o->dev, 1);
+}
+
+/* What ioh_trace_opened learnt for o's device, in KiB, or IOH_RA_UNKNOWN. A
+ * read-ahead of 0 cannot be told from none learnt (prefetch.c keeps 0 for
+ * both), so it is recorded as unknown too. */
+static uint32_t device_ra_kb(const struct ioh_ofd *o)
+{
+    if (o->kind != IOH_FILE_REG)
+        return IOH_RA_UNKNOWN;
+    uint64_t kb = ioh_prefetch_device_readahead(o->dev, 0) / 1024;
+    return kb == 0 || kb >= IOH_RA_UNKNOWN ? IOH_RA_UNKNOWN : (uint32_t)kb;
+}
+
 void ioh_trace_announce(struct ioh_ofd *o, uint64_t t)
 {
     uint32_t gen = ioh_trace_gen();
@@ -647,6 +665,8 @@ void ioh_trace_announce(struct ioh_ofd *o, uint64_t t)
                ((f & IOH_OFD_STDIO) ? IOH_PATH_STDIO : 0);
     r->open_flags = o->open_flags;
     r->path_len = (uint32_t)len;
+    r->ra_kb = device_ra_kb(o);
+    r->reserved = 0;
     char *dst = (char *)(r + 1);
     memcpy(dst, path ? path : "", len);
     memset(dst + len, 0, size - sizeof *r - len);
