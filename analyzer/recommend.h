@@ -61,10 +61,18 @@ struct ioh__blk {
     uint64_t start, end;
 };
 
+/* A look-ahead model's state on one stream: the engine's (policies/
+ * lookahead.h has its rule). */
+struct ioh__look {
+    uint64_t run_end, run_len;  /* the contiguous run it follows */
+    uint64_t ahead;             /* asked for up to this byte (0: nothing yet) */
+    uint64_t dist;              /* its distance now (0: not started) */
+};
+
 /* Per stream. Zero-initialised is the start state. */
 struct ioh__model_stream {
     struct ioh__ra ra[IOH_AN_MODELS];
-    uint64_t ahead[2];          /* look-ahead models: fetched up to this byte */
+    struct ioh__look look[2];   /* look-ahead models */
     struct ioh__blk blk[2];     /* coalescing models */
 };
 
