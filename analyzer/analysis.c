@@ -1996,6 +1996,13 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
         f->small = ph->detail.small;
     }
     f->significant = f->cls != IOH_CLS_UNKNOWN;
+    /* Steps are counted within each stream: their direction is each
+     * reader's, whatever the others did in between. */
+    const uint64_t ahead = f->m.forward, back = f->m.backward + f->m.overlap;
+    f->stream_order = !ahead && !back ? IOH_CLS_ORDER_NONE
+                      : !back         ? IOH_CLS_ORDER_ASCENDING
+                      : !ahead        ? IOH_CLS_ORDER_DESCENDING
+                                      : IOH_CLS_ORDER_RANDOM;
     for (uint32_t i = 0; i < f->npoints; i++)
         f->points[i].phase = f->nphases ? phase_of(f, f->points[i].index) : 0;
 

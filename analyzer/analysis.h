@@ -306,6 +306,12 @@ struct ioh_an_file {
     uint32_t nphases;           /* at most IOH_AN_MAX_PHASES */
     struct ioh_cls_phase *phases;
     uint32_t main_phase;        /* index in phases of the class's phase */
+    /* The way each stream's reads jump, over all its streams' steps:
+     * ASCENDING when none went back, DESCENDING when none went forward,
+     * RANDOM when both, NONE without jumps. The class's order (detail) is
+     * that of the reads of all streams in time order, which is random for
+     * many processes that each read forward from their own start. */
+    enum ioh_cls_order stream_order;
 
     /* Per-model predictions (ordered as enum ioh_an_model) and the choice. */
     struct ioh_an_effect effects[IOH_AN_MODELS];
@@ -372,6 +378,16 @@ struct ioh_analysis {
 
     struct ioh__analysis_state *state;  /* private */
 };
+
+/* The file's size as far as its reads show it: st_size when opened (the
+ * largest seen), or the end of the furthest read when the file grew while
+ * it was read (a log, an output read back). Shares ("% of the file") are
+ * of this: of st_size, a file that grew read as 1925% of itself (found by
+ * a tester). 0 when neither is known. */
+static inline uint64_t ioh_an_file_extent(const struct ioh_an_file *f)
+{
+    return f->size > 0 && (uint64_t)f->size > f->m.max_end ? (uint64_t)f->size : f->m.max_end;
+}
 
 struct ioh_analysis *ioh_analysis_new(const struct ioh_an_params *p);
 void ioh_analysis_free(struct ioh_analysis *an);

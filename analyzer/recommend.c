@@ -1192,7 +1192,7 @@ static void reason(const struct ioh_an_params *p, const struct ioh_an_file *f,
                  s1);
         break;
     case IOH_AN_M_WILLNEED:
-        pct(s1, sizeof s1, f->size > 0 ? (double)f->footprint / (double)f->size : 0);
+        pct(s1, sizeof s1, ioh_an_file_extent(f) ? (double)f->footprint / (double)ioh_an_file_extent(f) : 0);
         ioh__human_bytes(f->ra_bytes, s2, sizeof s2);
         ioh__human_bytes(willneed_piece(f->ra_bytes), s3, sizeof s3);
         if (b->misses > 1 && e->misses <= 1)

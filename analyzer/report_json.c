@@ -273,6 +273,8 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     b_(w, "small", f->small);
     s_(w, "order", (f->cls == IOH_CLS_WINDOWED || f->cls == IOH_CLS_SPARSE) &&
                            d->order != IOH_CLS_ORDER_NONE ? ioh_cls_order_name(d->order) : NULL);
+    s_(w, "stream_order", f->stream_order != IOH_CLS_ORDER_NONE ? ioh_cls_order_name(f->stream_order)
+                                                                  : NULL);
     if (f->cls == IOH_CLS_STRIDED || (f->cls == IOH_CLS_REVERSE && d->stride))
         i_(w, "stride", d->stride);
     else

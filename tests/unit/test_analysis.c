@@ -1060,6 +1060,99 @@ static void test_prefetch_follows_shim(void **state)
     }
 }
 
+/* The text report of an, in a buffer to free. */
+static char *text_report(const struct ioh_analysis *an)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    struct ioh_report_opts ro = {.top = 0, .all = false};
+    assert_int_equal(ioh_report_text(an, &ro, o), 0);
+    fclose(o);
+    return buf;
+}
+
+/* ---- wording a tester misread ----------------------------------------- */
+
+/* Each line of the text report says what it measured. A tester read "sizes
+ * 0 B 100%" for fscanf (it asks for no size), "1 stream" beside "(6
+ * interleaved streams)", a file that grew while read as 1925% of itself,
+ * "random order" for readers that each only went forward, and "~1.1x" as
+ * the whole run's. */
+static void test_report_wording(void **state)
+{
+    (void)state;
+    struct ioh_synth *w = open_proc("words.iohtrace", 10, 1, T0);
+    uint64_t t = T0 + 100;
+    /* fscanf: 600 calls, no size asked (len 0), 7 bytes each. */
+    assert_int_equal(ioh_synth_path(w, 1, 1, t, 8, 1, 4200, "/data/nums.txt"), 0);
+    for (uint64_t i = 0; i < 600; i++) {
+        struct ioh_event e = {.op = IOH_OP_FSCANF, .tid = 1, .fd = 3, .t = t += 1000,
+                              .off = (int64_t)(i * 7), .len = 0, .ret = 7, .dur = 200, .file = 1};
+        assert_int_equal(ioh_synth_event(w, &e), 0);
+    }
+    /* Two places of one descriptor read in turn, 64 KiB each. */
+    assert_int_equal(ioh_synth_path(w, 1, 2, t, 8, 2, 64 * MIB, "/data/two.dat"), 0);
+    for (uint64_t i = 0; i < 256; i++)
+        assert_int_equal(ioh_synth_read(w, 1, t += 1000, 2, 4,
+                                        (int64_t)((i % 2) * 32 * MIB + (i / 2) * 64 * KIB),
+                                        64 * KIB, 64 * KIB, 500, 0), 0);
+    /* A log 4 KiB long when opened, read up to 77 KiB as it grew. */
+    assert_int_equal(ioh_synth_path(w, 1, 3, t, 8, 3, 4 * KIB, "/data/grows.log"), 0);
+    for (uint64_t i = 0; i < 77; i++)
+        assert_int_equal(ioh_synth_read(w, 1, t += 1000, 3, 5, (int64_t)(i * KIB), KIB, KIB,
+                                        500, 0), 0);
+    /* 64 readers of one file, one after the other (samtools faidx -r of
+     * a few regions each), each jumping forward only through its own 3
+     * random 4 KiB places. */
+    uint64_t x = 99;
+    for (uint32_t r = 0; r < 64; r++) {
+        uint32_t id = 10 + r;
+        assert_int_equal(ioh_synth_path(w, 1, id, t, 8, 4, 1 * GIB, "/data/index.bin"), 0);
+        uint64_t off[3];
+        for (int i = 0; i < 3; i++)
+            off[i] = rnd(&x) % (GIB / (4 * KIB)) * 4 * KIB;
+        for (int i = 1; i < 3; i++)        /* sorted: each reader goes forward */
+            for (int j = i; j > 0 && off[j] < off[j - 1]; j--) {
+                uint64_t tmp = off[j];
+                off[j] = off[j - 1];
+                off[j - 1] = tmp;
+            }
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(ioh_synth_read(w, 1, t += 1000, id, 6, (int64_t)off[i], 4 * KIB,
+                                            4 * KIB, 60000, 0), 0);
+        assert_int_equal(ioh_synth_close(w, 1, t += 10, id, 6), 0);
+    }
+    assert_int_equal(ioh_synth_finish(w, t + 1000), 0);
+
+    struct ioh_analysis *an = analyze1("words.iohtrace");
+    char *text = text_report(an);
+    const char *want[] = {
+        "sizes unknown (getline, fscanf: no size asked) 100%",
+        "read of a 64.0 MiB file by 1 process, 1 stream\n",
+        "(2 places read in turn)",
+        "of a file that grew while read (4.0 KiB when opened, read up to 77.0 KiB)",
+        "77.0 KiB distinct (100.0% of the file)",
+        "ascending order within each of its 64 streams (random across them)",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(text, want[i])) {
+            fprintf(stderr, "%s", text);
+            fail_msg("no '%s' in the report above", want[i]);
+        }
+    assert_null(strstr(text, " 0 B 100%"));
+    assert_null(strstr(text, "interleaved streams"));
+    /* A speed-up is of the time inside the file's reads, said so. */
+    const struct ioh_an_file *two = file_named(an, "/data/two.dat");
+    if (two->rec.model != IOH_AN_M_DEFAULT)
+        assert_non_null(strstr(text, "x less time inside reads ("));
+    assert_int_equal(file_named(an, "/data/index.bin")->stream_order, IOH_CLS_ORDER_ASCENDING);
+    assert_int_equal(file_named(an, "/data/index.bin")->cls, IOH_CLS_SPARSE);
+    free(text);
+    ioh_analysis_free(an);
+    unlink(tpath("words.iohtrace"));
+}
+
 /* ---- the device's read-ahead ------------------------------------------- */
 
 /* One process reading /data/a (and /data/b when ra_b is not 0), each 64 MiB
@@ -1088,17 +1181,6 @@ static void write_ra(const char *name, uint32_t ra_a, uint32_t ra_b, bool v3)
     assert_int_equal(ioh_synth_finish(w, t + 1000), 0);
 }
 
-/* The text report of an, in a buffer to free. */
-static char *text_report(const struct ioh_analysis *an)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *o = open_memstream(&buf, &len);
-    struct ioh_report_opts ro = {.top = 0, .all = false};
-    assert_int_equal(ioh_report_text(an, &ro, o), 0);
-    fclose(o);
-    return buf;
-}
 
 /* The models take the read-ahead the trace recorded for the file's device
  * (before, always 128 KiB: an h5py reader on this VM's 8 MiB disk was told
@@ -1831,6 +1913,7 @@ int main(void)
         cmocka_unit_test(test_readahead_model),
         cmocka_unit_test(test_readahead_recorded),
         cmocka_unit_test(test_prefetch_follows_shim),
+        cmocka_unit_test(test_report_wording),
         cmocka_unit_test(test_own_random_sequential),
         cmocka_unit_test(test_own_random_sparse),
         cmocka_unit_test(test_own_hint_none),
