@@ -366,6 +366,8 @@ struct ioh_analysis {
     uint64_t events;            /* records fed */
     uint64_t data_events;       /* events of class DATA */
     uint64_t reads, bytes;      /* as ioh_an_process.reads, bytes: all processes */
+    uint64_t untraced;          /* processes that ran untraced to keep IOHINT_TRACE_RESERVE
+                                   free (their *.untraced marks; set by the caller) */
 
     uint32_t nprocesses, nfiles, nstreams, nsites;
     struct ioh_an_process *processes;

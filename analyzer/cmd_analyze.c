@@ -161,6 +161,7 @@ int ioh_cmd_analyze(int argc, char **argv)
             return 1;
         }
     }
+    an->untraced = ioh_multireader_untraced(mr);
     if (ioh_multireader_multihost(mr))
         fprintf(stderr, "iohint analyze: traces from several hosts: merged on wall-clock time\n");
 

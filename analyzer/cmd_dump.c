@@ -239,7 +239,7 @@ static int dump_dir(const char *dir, int header)
 {
     char **names, err[4096];
     size_t n;
-    if (ioh_trace_dir_list(dir, "iohint dump", &names, &n, err, sizeof err) < 0) {
+    if (ioh_trace_dir_list(dir, "iohint dump", &names, &n, NULL, err, sizeof err) < 0) {
         fprintf(stderr, "iohint dump: %s\n", err);
         return 1;
     }

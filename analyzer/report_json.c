@@ -500,6 +500,7 @@ int ioh_report_json(const struct ioh_analysis *an, const struct ioh_report_opts 
         read_files += an->files[i].m.reads > 0;
     obj(&w, "summary");
     u_(&w, "processes", an->nprocesses);
+    u_(&w, "untraced_processes", an->untraced);
     u_(&w, "files", an->nfiles);
     u_(&w, "files_read", read_files);
     u_(&w, "streams", an->nstreams);

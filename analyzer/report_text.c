@@ -522,6 +522,13 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
         if (an->processes[i].dropped_events)
             fprintf(o, "  note: pid %d lost %s events (trace size bound)\n", an->processes[i].pid,
                     num(b1, sizeof b1, an->processes[i].dropped_events));
+    /* Processes that exist but left no trace: without this line a run
+     * looked whole when IOHINT_TRACE_RESERVE had stopped tracing its later
+     * processes (found by a tester). */
+    if (an->untraced)
+        fprintf(o, "  note: %s more process%s ran untraced, to keep IOHINT_TRACE_RESERVE free "
+                   "on the traces' filesystem (*.untraced): their reads are not here\n",
+                num(b1, sizeof b1, an->untraced), an->untraced == 1 ? "" : "es");
     bool ra_differs = print_readahead(o, an);
 
     shown_max = opts && opts->top ? opts->top : UINT32_MAX;

@@ -36,6 +36,9 @@ IOH_STARTUP_DATA struct ioh_trace_state ioh_trace;
 static struct {
     int need_new;                  /* fork child: open a file on first record */
     char path[4096];
+    char mark[4096];               /* drop_new_file: the path of the .untraced mark
+                                      (not on the stack: a fork child may make its
+                                      file in a handler on a small signal stack) */
     char *base;                    /* start of the reserved address range */
     uint64_t reserved;             /* bytes of address space reserved */
     uint64_t trim_at;              /* set by ioh_trace_trim: no segment past it */
@@ -287,6 +290,30 @@ static void fill_header(struct ioh_trace_header *h, uint64_t real_ns, uint64_t m
     __atomic_store_n(&h->seg_end, SEG_SIZE, __ATOMIC_RELEASE);
 }
 
+/* Remove the file create_file made and could not grow. When it was
+ * IOHINT_TRACE_RESERVE that refused the space, the empty file is renamed
+ * <prog>.<pid>.<start_ns>.untraced instead: a mark that this process ran
+ * untraced, which `iohint analyze` of the directory counts and reports (it
+ * said nothing, and a tester took the processes that were there for all of
+ * them). An empty file takes no blocks of the space the reserve keeps; if
+ * the rename fails too, the file goes and nothing is marked. */
+static void drop_new_file(void)
+{
+    static const char mark[] = ".untraced", trace[] = ".iohtrace";
+    _Static_assert(sizeof mark == sizeof trace, "the mark's name replaces the suffix in place");
+    size_t n = 0;
+    while (g.path[n])
+        n++;
+    if (g.reserve_hit && n >= sizeof trace - 1) {
+        const size_t stem = n - (sizeof trace - 1);
+        for (size_t i = 0; i <= n; i++)
+            g.mark[i] = i < stem ? g.path[i] : mark[i - stem];
+        if (ioh_raw4(SYS_renameat, AT_FDCWD, g.path, AT_FDCWD, g.mark) == 0)
+            return;
+    }
+    ioh_raw1(SYS_unlink, g.path);
+}
+
 /* Create the file and map its header. Async-signal-safe (raw syscalls only),
  * so it can run in a fork child of a threaded parent. */
 static int create_file(void)
@@ -364,7 +391,7 @@ static int create_file(void)
     if (err < 0) {
         ioh_raw2(SYS_munmap, g.base, (long)max);
         g.base = NULL;
-        ioh_raw1(SYS_unlink, g.path);
+        drop_new_file();
         return err;
     }
     fill_header((struct ioh_trace_header *)g.base, real, mono);

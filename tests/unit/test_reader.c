@@ -22,6 +22,7 @@
 #include "reader.h"
 #include "state.h"
 #include "trace.h"
+#include "tracedir.h"
 
 static char g_dir[128], g_good[512], g_bad[512];
 static unsigned char *g_bytes;
@@ -510,6 +511,43 @@ static void path_records_carry_readahead(void **state)
     }
 }
 
+/* A directory's *.untraced marks (processes the shim left untraced to keep
+ * IOHINT_TRACE_RESERVE free) are counted beside its traces; a directory of
+ * marks alone is still an error, which names them. */
+static void untraced_marks_counted(void **state)
+{
+    (void)state;
+    char dir[256], path[512], err[512];
+    snprintf(dir, sizeof dir, "%s/marks", g_dir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/prog.%d.123.untraced", dir, 100 + i);
+        close(open(path, O_WRONLY | O_CREAT, 0600));
+    }
+    char **names;
+    size_t n, marks = 99;
+    assert_true(ioh_trace_dir_list(dir, "test", &names, &n, &marks, err, sizeof err) < 0);
+    assert_int_equal(marks, 2);
+    assert_non_null(strstr(err, "2 processes left untraced to keep IOHINT_TRACE_RESERVE free"));
+    snprintf(path, sizeof path, "%s/prog.99.1.iohtrace", dir);
+    write_mix(path, false, 99);
+    assert_int_equal(ioh_trace_dir_list(dir, "test", &names, &n, &marks, err, sizeof err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(marks, 2);
+    ioh_trace_dir_free(names, n);
+    struct ioh_multireader *mr;
+    const char *in[] = {dir};
+    assert_int_equal(ioh_multireader_open(in, 1, &mr, err, sizeof err), 0);
+    assert_int_equal(ioh_multireader_untraced(mr), 2);
+    ioh_multireader_close(mr);
+    unlink(path);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/prog.%d.123.untraced", dir, 100 + i);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 /* A damaged copy of the mix reads, with fewer events and a warning. */
 static void expect_damaged(const unsigned char *copy, size_t size)
 {
@@ -587,6 +625,7 @@ int main(void)
         cmocka_unit_test(compact_events_through_multireader),
         cmocka_unit_test(compact_events_damaged),
         cmocka_unit_test(path_records_carry_readahead),
+        cmocka_unit_test(untraced_marks_counted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
