@@ -641,7 +641,10 @@ void *ioh__trace_reserve_slow(size_t bytes)
 
 void ioh_trace_opened(const struct ioh_ofd *o)
 {
-    if (ioh_trace.enabled && o->kind == IOH_FILE_REG)
+    /* Eligible files only: procfs, sysfs and the like have no read-ahead,
+     * and would take slots of the 16-device cache the policies share. */
+    if (ioh_trace.enabled && (atomic_load_explicit(&o->flags, memory_order_relaxed) &
+                              IOH_OFD_ELIGIBLE))
         (void)ioh_prefetch_device_readahead(o->dev, 1);
 }
 

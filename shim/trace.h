@@ -202,7 +202,9 @@ static inline __attribute__((always_inline)) void ioh_trace_commit(void *rec, si
 void ioh_trace_announce(struct ioh_ofd *o, uint64_t t);
 
 /* The program opened o (open, openat, fopen...): in a traced process, learn
- * the read-ahead of a regular file's device for its path records, once per
+ * the read-ahead of the device of a file a policy could apply to (regular,
+ * readable, not O_DIRECT, not procfs/sysfs: IOH_OFD_ELIGIBLE) for its path
+ * records, once per
  * device per process (policies/prefetch.h, ioh_prefetch_device_readahead:
  * a sysfs file read only in a process of one thread; else unknown unless
  * an earlier open learnt it). The program's own open is the one moment the

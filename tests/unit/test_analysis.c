@@ -1060,16 +1060,21 @@ static void test_prefetch_follows_shim(void **state)
     }
 }
 
-/* The text report of an, in a buffer to free. */
-static char *text_report(const struct ioh_analysis *an)
+/* The text (or JSON) report of every file of an, in a buffer to free. */
+static char *report_of(const struct ioh_analysis *an, bool json)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *o = open_memstream(&buf, &len);
     struct ioh_report_opts ro = {.top = 0, .all = false};
-    assert_int_equal(ioh_report_text(an, &ro, o), 0);
+    assert_int_equal(json ? ioh_report_json(an, &ro, o) : ioh_report_text(an, &ro, o), 0);
     fclose(o);
     return buf;
+}
+
+static char *text_report(const struct ioh_analysis *an)
+{
+    return report_of(an, false);
 }
 
 /* ---- wording a tester misread ----------------------------------------- */
@@ -1256,12 +1261,7 @@ static void test_readahead_recorded(void **state)
     assert_non_null(strstr(text, "  read-ahead   128.0 KiB, the default, as the trace could "
                                  "not record the device's\n"));
     free(text);
-    char *json = NULL;
-    size_t len = 0;
-    FILE *o = open_memstream(&json, &len);
-    struct ioh_report_opts ro = {.top = 0, .all = false};
-    assert_int_equal(ioh_report_json(an, &ro, o), 0);
-    fclose(o);
+    char *json = report_of(an, true);
     assert_non_null(strstr(json, "\"ra_bytes\": 8388608,\n      \"ra_source\": \"trace\""));
     assert_non_null(strstr(json, "\"ra_bytes\": 131072,\n      \"ra_source\": \"unknown\""));
     free(json);
@@ -1858,19 +1858,12 @@ static void test_reports(void **state)
     uint64_t sz = 65536;
     write_one("rep.iohtrace", 8 * MIB, 128, p_seq, &sz);
     struct ioh_analysis *an = analyze1("rep.iohtrace");
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *o = open_memstream(&buf, &len);
-    struct ioh_report_opts ro = {.top = 0, .all = false};
-    assert_int_equal(ioh_report_text(an, &ro, o), 0);
-    fclose(o);
+    char *buf = text_report(an);
     assert_non_null(strstr(buf, "/data/f"));
     assert_non_null(strstr(buf, "sequential"));
     assert_non_null(strstr(buf, "policy"));
     free(buf);
-    o = open_memstream(&buf, &len);
-    assert_int_equal(ioh_report_json(an, &ro, o), 0);
-    fclose(o);
+    buf = report_of(an, true);
     assert_non_null(strstr(buf, "\"schema\": \"iohint-analyze/1\""));
     assert_non_null(strstr(buf, "\"class\": \"sequential\""));
     assert_non_null(strstr(buf, "\"recommendation\": {"));
@@ -1879,11 +1872,8 @@ static void test_reports(void **state)
 
     an = ioh_analysis_new(NULL);
     assert_int_equal(ioh_analysis_finish(an), 0);
-    o = open_memstream(&buf, &len);
-    assert_int_equal(ioh_report_text(an, &ro, o), 0);
-    assert_int_equal(ioh_report_json(an, &ro, o), 0);
-    fclose(o);
-    free(buf);
+    free(text_report(an));
+    free(report_of(an, true));
     ioh_analysis_free(an);
     unlink(tpath("rep.iohtrace"));
 }
