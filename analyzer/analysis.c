@@ -346,6 +346,8 @@ static int file_find(struct ioh_analysis *an, const struct ioh_rec_path *p)
         return -ENOMEM;
     f->size = p->size;
     f->kind = p->kind;
+    f->ra_bytes = an->params.ra_bytes;
+    f->ra_source = an->params.ra_forced ? IOH_AN_RA_OPTION : IOH_AN_RA_OLD_TRACE;
     f->cls = IOH_CLS_UNKNOWN;
     f->point_stride = 1;
     f->tp_width = 1024;
@@ -561,6 +563,7 @@ int ioh_analysis_process(struct ioh_analysis *an, const struct ioh_reader *r)
     p->finished = h->flags & IOH_HDR_FINISHED;
     p->end_ns = p->finished ? h->end_mono_ns : 0;
     p->trace_flags = h->flags;
+    p->trace_version = h->version;
     p->dropped_events = h->dropped_events;
     p->trace = strdup(ioh_reader_filename(r));
     p->exe = strdup(ioh_reader_exe(r));
@@ -610,6 +613,29 @@ static inline void cls_flush(struct ioh__file_state *fs)
 
 static void lag_flush(struct ioh_analysis *an, struct ioh__file_state *fs);
 
+const char *ioh_an_ra_source_name(enum ioh_an_ra_source s)
+{
+    static const char *const names[] = {"old-trace", "unknown", "trace", "option"};
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
+}
+
+/* An announcement of f by process proc: the read-ahead its device had, if
+ * the trace recorded it. The first recorded value holds, and only until
+ * the file's models start (its first read or hint): they replay every read
+ * with one read-ahead. --ra-kb overrides them all. */
+static void note_readahead(struct ioh_analysis *an, struct ioh_an_file *f, uint32_t proc,
+                           const struct ioh_rec_path *p)
+{
+    if (an->params.ra_forced || f->ra_source == IOH_AN_RA_TRACE || f->state)
+        return;
+    if (p->ra_kb != IOH_RA_UNKNOWN) {
+        f->ra_source = IOH_AN_RA_TRACE;
+        f->ra_bytes = (uint64_t)p->ra_kb * 1024 < IOH_PAGE ? IOH_PAGE : (uint64_t)p->ra_kb * 1024;
+    } else if (an->processes[proc].trace_version >= 4) {
+        f->ra_source = IOH_AN_RA_UNKNOWN;
+    }
+}
+
 static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_state *ps,
                     const struct ioh_rec_path *p)
 {
@@ -635,6 +661,7 @@ static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_sta
         if ((f->dev || f->ino) ? (f->dev == p->dev && f->ino == p->ino)
                                : (strlen(f->path) == p->path_len &&
                                   !memcmp(f->path, p + 1, p->path_len))) {
+            note_readahead(an, f, proc, p);
             if (p->size > f->size) {
                 f->size = p->size;
                 if (f->state) {
@@ -653,6 +680,7 @@ static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_sta
     if (grow((void **)&an->streams, &st->cap_streams, an->nstreams + 1, sizeof *an->streams) < 0)
         return;
     struct ioh_an_file *f = &an->files[fi];
+    note_readahead(an, f, proc, p);
     uint32_t *ns = realloc(f->streams, (f->nstreams + 1) * sizeof *ns);
     if (!ns)
         return;
@@ -930,7 +958,7 @@ static struct ioh__file_state *file_state(struct ioh_analysis *an, struct ioh_an
     ioh_cls_phases_init(&fs->ph, &an->params.cls, on_phase, fs);
     if (f->size > 0)
         ioh_cls_set_file_size(&fs->ph.cls, (uint64_t)f->size);
-    ioh__models_init(&fs->models, &an->params, f->size > 0 ? (uint64_t)f->size : 0);
+    ioh__models_init(&fs->models, &an->params, f->size > 0 ? (uint64_t)f->size : 0, f->ra_bytes);
     ioh_bits_init(&fs->fp, 1, 0, FOOTPRINT_CAP_BITS);
     if (f->size > 0)
         ioh_bits_reserve(&fs->fp, (uint64_t)f->size);
@@ -1968,6 +1996,13 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
         f->small = ph->detail.small;
     }
     f->significant = f->cls != IOH_CLS_UNKNOWN;
+    /* Steps are counted within each stream: their direction is each
+     * reader's, whatever the others did in between. */
+    const uint64_t ahead = f->m.forward, back = f->m.backward + f->m.overlap;
+    f->stream_order = !ahead && !back ? IOH_CLS_ORDER_NONE
+                      : !back         ? IOH_CLS_ORDER_ASCENDING
+                      : !ahead        ? IOH_CLS_ORDER_DESCENDING
+                                      : IOH_CLS_ORDER_RANDOM;
     for (uint32_t i = 0; i < f->npoints; i++)
         f->points[i].phase = f->nphases ? phase_of(f, f->points[i].index) : 0;
 

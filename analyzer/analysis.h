@@ -63,8 +63,10 @@
 /* Tunables of the analysis; ioh_an_params_default() fills the documented
  * defaults. */
 struct ioh_an_params {
-    uint64_t ra_bytes;          /* 128 KiB: the kernel read-ahead maximum the default
-                                   policy model assumes (read_ahead_kb) */
+    uint64_t ra_bytes;          /* 128 KiB, the usual read_ahead_kb: the kernel read-ahead
+                                   the models take for a file whose traces do not
+                                   record its device's (ioh_an_file.ra_bytes) ... */
+    bool     ra_forced;         /* ... or for every file (iohint analyze --ra-kb) */
     uint64_t willneed_max;      /* 256 MiB: largest file WILLNEED is considered for */
     uint64_t noreuse_min;       /* 64 MiB: smallest read-once footprint noreuse is added for */
     double   latency_ns;        /* 70000: one request the program waits for (qd1 4 KiB) */
@@ -95,6 +97,7 @@ struct ioh_an_process {
     bool     ended_by_exec;     /* not finished: its last exec succeeded, the image
                                    ended there (the new one has a trace of its own) */
     uint32_t trace_flags;       /* IOH_HDR_* */
+    uint32_t trace_version;     /* the trace's format version (header) */
     uint64_t dropped_events;    /* events the writer could not record */
     uint64_t events;            /* events in the trace */
     uint64_t reads, bytes;      /* data events that returned bytes (with an offset
@@ -211,6 +214,17 @@ struct ioh_an_recommendation {
     char     reason[384];       /* one line: why this policy */
 };
 
+/* Where a file's read-ahead (ioh_an_file.ra_bytes) came from. */
+enum ioh_an_ra_source {
+    IOH_AN_RA_OLD_TRACE = 0,    /* params.ra_bytes: its traces are older than format 4,
+                                   which does not record it */
+    IOH_AN_RA_UNKNOWN,          /* params.ra_bytes: the traces say the shim could not
+                                   learn the device's (trace_format.h, IOH_RA_UNKNOWN) */
+    IOH_AN_RA_TRACE,            /* recorded in a trace: the device's read_ahead_kb */
+    IOH_AN_RA_OPTION,           /* params.ra_forced (--ra-kb) */
+};
+const char *ioh_an_ra_source_name(enum ioh_an_ra_source s);   /* "trace", "unknown", ... */
+
 /* One file. */
 struct ioh_an_file {
     uint32_t index;             /* in ioh_analysis.files */
@@ -223,6 +237,11 @@ struct ioh_an_file {
     uint32_t writable_streams;  /* streams opened for writing (O_WRONLY, O_RDWR) */
     uint32_t nstreams;
     uint32_t *streams;          /* indices in ioh_analysis.streams, in open order */
+    /* The kernel read-ahead its policy models took: the first that an
+     * announcement of it recorded before its first read (the models start
+     * there), else params.ra_bytes; and where it came from. */
+    uint64_t ra_bytes;
+    enum ioh_an_ra_source ra_source;
 
     struct ioh_an_metrics m;
     uint64_t footprint;         /* distinct bytes read (at bitmap granularity, see granule) */
@@ -287,6 +306,12 @@ struct ioh_an_file {
     uint32_t nphases;           /* at most IOH_AN_MAX_PHASES */
     struct ioh_cls_phase *phases;
     uint32_t main_phase;        /* index in phases of the class's phase */
+    /* The way each stream's reads jump, over all its streams' steps:
+     * ASCENDING when none went back, DESCENDING when none went forward,
+     * RANDOM when both, NONE without jumps. The class's order (detail) is
+     * that of the reads of all streams in time order, which is random for
+     * many processes that each read forward from their own start. */
+    enum ioh_cls_order stream_order;
 
     /* Per-model predictions (ordered as enum ioh_an_model) and the choice. */
     struct ioh_an_effect effects[IOH_AN_MODELS];
@@ -341,6 +366,8 @@ struct ioh_analysis {
     uint64_t events;            /* records fed */
     uint64_t data_events;       /* events of class DATA */
     uint64_t reads, bytes;      /* as ioh_an_process.reads, bytes: all processes */
+    uint64_t untraced;          /* processes that ran untraced to keep IOHINT_TRACE_RESERVE
+                                   free (their *.untraced marks; set by the caller) */
 
     uint32_t nprocesses, nfiles, nstreams, nsites;
     struct ioh_an_process *processes;
@@ -353,6 +380,16 @@ struct ioh_analysis {
 
     struct ioh__analysis_state *state;  /* private */
 };
+
+/* The file's size as far as its reads show it: st_size when opened (the
+ * largest seen), or the end of the furthest read when the file grew while
+ * it was read (a log, an output read back). Shares ("% of the file") are
+ * of this: of st_size, a file that grew read as 1925% of itself (found by
+ * a tester). 0 when neither is known. */
+static inline uint64_t ioh_an_file_extent(const struct ioh_an_file *f)
+{
+    return f->size > 0 && (uint64_t)f->size > f->m.max_end ? (uint64_t)f->size : f->m.max_end;
+}
 
 struct ioh_analysis *ioh_analysis_new(const struct ioh_an_params *p);
 void ioh_analysis_free(struct ioh_analysis *an);

@@ -71,7 +71,9 @@ static void help(FILE *o)
           "  --top N       show the N most important files (default 10; 0: all)\n"
           "  --all         include files with too few reads to classify\n"
           "  --stats       print records/s, CPU time and peak memory to stderr\n"
-          "  --ra-kb KB    the kernel read-ahead the policy models assume (default 128)\n",
+          "  --ra-kb KB    the kernel read-ahead the policy models assume for every file\n"
+          "                (default: each file's device's, as its trace recorded it; 128\n"
+          "                where the trace has none)\n",
           o);
 }
 
@@ -114,6 +116,7 @@ int ioh_cmd_analyze(int argc, char **argv)
                 return 2;
             }
             params.ra_bytes = (uint64_t)v * 1024;
+            params.ra_forced = true;
             break;
         case 'h': help(stdout); return 0;
         default: fputs(USAGE, stderr); return 2;
@@ -158,6 +161,7 @@ int ioh_cmd_analyze(int argc, char **argv)
             return 1;
         }
     }
+    an->untraced = ioh_multireader_untraced(mr);
     if (ioh_multireader_multihost(mr))
         fprintf(stderr, "iohint analyze: traces from several hosts: merged on wall-clock time\n");
 

@@ -157,10 +157,17 @@ static void print_site(FILE *o, const struct ioh_rec_site *s)
 
 static void print_path_record(FILE *o, const struct ioh_rec_path *p)
 {
+    /* The device's read-ahead, for regular files (version 4 traces record
+     * it; older ones read as unknown). */
+    char ra[40] = "";
+    if (p->kind == IOH_FILE_REG && p->ra_kb != IOH_RA_UNKNOWN)
+        snprintf(ra, sizeof ra, " read_ahead_kb %" PRIu32, p->ra_kb);
+    else if (p->kind == IOH_FILE_REG)
+        snprintf(ra, sizeof ra, " read_ahead_kb unknown");
     fprintf(o, "# file %u: %.*s (dev %" PRIu64 ":%" PRIu64 " ino %" PRIu64 " size %" PRId64
-               " %s%s%s%s)\n",
+               " %s%s%s%s%s)\n",
             p->file, (int)p->path_len, (const char *)(p + 1), p->dev >> 8 & 0xfff,
-            (p->dev & 0xff) | (p->dev >> 12 & 0xfff00), p->ino, p->size, kind_name(p->kind),
+            (p->dev & 0xff) | (p->dev >> 12 & 0xfff00), p->ino, p->size, kind_name(p->kind), ra,
             p->flags & IOH_PATH_ELIGIBLE ? " eligible" : "",
             p->flags & IOH_PATH_INHERITED ? " inherited" : "",
             p->flags & IOH_PATH_STDIO ? " stdio" : "");
@@ -232,7 +239,7 @@ static int dump_dir(const char *dir, int header)
 {
     char **names, err[4096];
     size_t n;
-    if (ioh_trace_dir_list(dir, "iohint dump", &names, &n, err, sizeof err) < 0) {
+    if (ioh_trace_dir_list(dir, "iohint dump", &names, &n, NULL, err, sizeof err) < 0) {
         fprintf(stderr, "iohint dump: %s\n", err);
         return 1;
     }

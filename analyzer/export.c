@@ -791,7 +791,7 @@ static int expand_dir(struct inputs *in, const char *dir, char *err, size_t errl
 {
     char **names;
     size_t n;
-    int rc = ioh_trace_dir_list(dir, "iohint export", &names, &n, err, errlen);
+    int rc = ioh_trace_dir_list(dir, "iohint export", &names, &n, NULL, err, errlen);
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = add_name(in, names[i]);
     ioh_trace_dir_free(names, n);

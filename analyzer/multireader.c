@@ -28,6 +28,7 @@ struct ioh_multireader {
     size_t nheap;
     uint64_t bytes;
     int multihost;
+    size_t untraced;                /* *.untraced marks in the directories */
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -93,8 +94,10 @@ static int add_dir(struct ioh_multireader *mr, const char *dir, char *err, size_
     char **names;
     size_t n;
     /* Its one user is analyze, whose warnings say so (docs/analyze.md). */
-    if (ioh_trace_dir_list(dir, "iohint analyze", &names, &n, err, errlen) < 0)
+    size_t marks;
+    if (ioh_trace_dir_list(dir, "iohint analyze", &names, &n, &marks, err, errlen) < 0)
         return -1;
+    mr->untraced += marks;
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = add_trace(mr, names[i], err, errlen);
@@ -234,4 +237,9 @@ int ioh_multireader_next(struct ioh_multireader *mr, uint32_t *src, struct ioh_r
         return ioh_reader_next(mr->src[0].r, rec);
     }
     return next_merged(mr, src, rec);
+}
+
+size_t ioh_multireader_untraced(const struct ioh_multireader *mr)
+{
+    return mr->untraced;
 }

@@ -37,6 +37,9 @@ const struct ioh_reader *ioh_multireader_reader(const struct ioh_multireader *mr
 uint64_t ioh_multireader_bytes(const struct ioh_multireader *mr);
 /* Whether the traces came from several hosts (wall-clock merge). */
 int ioh_multireader_multihost(const struct ioh_multireader *mr);
+/* Processes the shim left untraced to keep IOHINT_TRACE_RESERVE free: the
+ * *.untraced marks in the directories given (tracedir.h). */
+size_t ioh_multireader_untraced(const struct ioh_multireader *mr);
 
 /* The next record over all traces: 1 with *src (the trace's index) and *rec
  * set, 0 at the end. */

@@ -55,6 +55,7 @@ struct cursor {
      * the call before it both stay valid (the multireader holds one back). */
     bool compact;                  /* the format has compact events (version 2) */
     bool next;                     /* ... and continuation events (version 3) */
+    bool ra;                       /* ... and path records with ra_kb (version 4) */
     uint32_t head_size;            /* bytes of the head record in the file */
     uint32_t xi;                   /* x[xi & 3] is the next to fill */
     uint32_t x_ctx;                /* bit i: x[i] holds prev's tid, fd, file, site, aux */
@@ -75,6 +76,7 @@ struct ioh_reader {
     struct cursor *top;            /* &cur[heap[0]], NULL when nheap == 0 */
     const struct ioh_rec_path **paths;
     size_t npaths;
+    struct old_path *old_paths;    /* version 1-3 path records, in version 4's layout */
     const struct ioh_rec_site **sites;
     size_t nsites;
     uint64_t returned;
@@ -82,6 +84,15 @@ struct ioh_reader {
     size_t warn_len;
     uint32_t batch;                /* segments populated / dropped at once per cursor */
     bool no_populate;              /* MADV_POPULATE_READ unsupported */
+};
+
+/* A path record of a trace older than version 4, given in the current
+ * layout (its fields, ra_kb IOH_RA_UNKNOWN, then its path), so that every
+ * reader of path records sees one layout. Kept until the reader closes. */
+struct old_path {
+    struct old_path *next;
+    struct ioh_rec_path rec;
+    char path[];                   /* right after rec, where readers find it */
 };
 
 static void add_warning(struct ioh_reader *r, const char *fmt, ...)
@@ -166,6 +177,7 @@ static struct cursor *cursor_for(struct ioh_reader *r, uint32_t tid)
     c->tid = tid;
     c->compact = r->hdr->version >= 2;
     c->next = r->hdr->version >= 3;
+    c->ra = r->hdr->version >= 4;
     return c;
 }
 
@@ -400,13 +412,14 @@ static __attribute__((noinline)) void cursor_load_slow(struct ioh_reader *r, str
                     if (ok)
                         rec = load_next(c, c->prev, (const struct ioh_event_next *)rec, true);
                     break;
-                case IOH_REC_PATH:
-                    ok = size >= sizeof(struct ioh_rec_path) &&
-                         ((const struct ioh_rec_path *)rec)->path_len <=
-                             size - sizeof(struct ioh_rec_path);
+                case IOH_REC_PATH: {
+                    uint32_t fixed = c->ra ? sizeof(struct ioh_rec_path) : IOH_REC_PATH_V3_SIZE;
+                    ok = size >= fixed &&
+                         ((const struct ioh_rec_path *)rec)->path_len <= size - fixed;
                     if (ok)
                         c->key = ((const struct ioh_rec_path *)rec)->t;
                     break;
+                }
                 case IOH_REC_SITE:
                     ok = size >= sizeof(struct ioh_rec_site);
                     c->key = 0;   /* no time of its own: deliver at once */
@@ -666,6 +679,11 @@ void ioh_reader_close(struct ioh_reader *r)
     free(r->cur);
     free(r->heap);
     free(r->paths);
+    while (r->old_paths) {
+        struct old_path *o = r->old_paths;
+        r->old_paths = o->next;
+        free(o);
+    }
     free(r->sites);
     free(r->warn);
     free(r->name);
@@ -691,6 +709,27 @@ static void remember(const void ***table, size_t *n, uint32_t id, const void *re
         *n = cap;
     }
     (*table)[id] = rec;
+}
+
+/* The version 4 layout of the version 1-3 path record p (checked by
+ * cursor_load); NULL if out of memory. */
+static const struct ioh_rec_path *upgrade_path(struct ioh_reader *r, const struct ioh_rec_path *p)
+{
+    _Static_assert(offsetof(struct old_path, path) ==
+                       offsetof(struct old_path, rec) + sizeof(struct ioh_rec_path),
+                   "the path follows the record");
+    struct old_path *o = malloc(sizeof *o + p->path_len + 1);
+    if (!o)
+        return NULL;
+    memcpy(&o->rec, p, IOH_REC_PATH_V3_SIZE);
+    o->rec.ra_kb = IOH_RA_UNKNOWN;
+    o->rec.reserved = 0;
+    memcpy(o->path, (const char *)p + IOH_REC_PATH_V3_SIZE, p->path_len);
+    o->path[p->path_len] = '\0';
+    o->rec.size8 = (uint16_t)((sizeof o->rec + p->path_len + 7) / 8);
+    o->next = r->old_paths;
+    r->old_paths = o;
+    return &o->rec;
 }
 
 /* After the top cursor moved on: restore the heap and the top. */
@@ -722,6 +761,14 @@ static __attribute__((noinline)) int next_slow(struct ioh_reader *r, struct ioh_
         break;
     case IOH_REC_PATH:
         rec->path = (const struct ioh_rec_path *)h;
+        if (!c->ra && !(rec->path = upgrade_path(r, rec->path))) {
+            add_warning(r, "%s: out of memory for a path record; skipped", r->name);
+            r->returned--;
+            c->pos += c->head_size;
+            cursor_load(r, c);
+            reheap(r);
+            return next_slow(r, rec);
+        }
         remember((const void ***)&r->paths, &r->npaths, rec->path->file, rec->path);
         break;
     case IOH_REC_SITE:

@@ -61,10 +61,18 @@ struct ioh__blk {
     uint64_t start, end;
 };
 
+/* A look-ahead model's state on one stream: the engine's (policies/
+ * lookahead.h has its rule). */
+struct ioh__look {
+    uint64_t run_end, run_len;  /* the contiguous run it follows */
+    uint64_t ahead;             /* asked for up to this byte (0: nothing yet) */
+    uint64_t dist;              /* its distance now (0: not started) */
+};
+
 /* Per stream. Zero-initialised is the start state. */
 struct ioh__model_stream {
     struct ioh__ra ra[IOH_AN_MODELS];
-    uint64_t ahead[2];          /* look-ahead models: fetched up to this byte */
+    struct ioh__look look[2];   /* look-ahead models */
     struct ioh__blk blk[2];     /* coalescing models */
 };
 
@@ -111,6 +119,7 @@ struct ioh__counts {
 
 struct ioh__models {
     const struct ioh_an_params *p;
+    uint64_t ra_bytes;          /* the device's read-ahead for this file (ioh_an_file.ra_bytes) */
     struct ioh_bitgroup bits;   /* bitmap k: pages model k fetched (noreuse: resident);
                                    bitmap IOH_AN_MODELS: pages any read used */
     uint64_t limit;             /* bytes: file size (or furthest read), fetches clip here */
@@ -153,7 +162,10 @@ struct ioh__models {
     uint64_t (*full)[IOH_MODEL_CAP_BITS / 64 / 64];   /* [2] */
 };
 
-void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint64_t file_size);
+/* The models of one file of file_size bytes (0: unknown) on a device whose
+ * kernel read-ahead is ra_bytes (at least a page). */
+void ioh__models_init(struct ioh__models *m, const struct ioh_an_params *p, uint64_t file_size,
+                      uint64_t ra_bytes);
 void ioh__models_free(struct ioh__models *m);
 /* The file grew or its size became known. */
 void ioh__models_set_size(struct ioh__models *m, uint64_t size);
@@ -187,12 +199,11 @@ void ioh__models_effects(struct ioh__models *m, struct ioh_an_effect out[IOH_AN_
 /* Share of the reads the models replayed (1 when not sampled). */
 double ioh__models_sampled(const struct ioh__models *m);
 
-/* Choose f->rec from f->effects and the file's measures. */
+/* Choose f->rec from f->effects and the file's measures (its read-ahead:
+ * f->ra_bytes). */
 void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f);
 
-/* "64K", "2M", "1G" (exact binary multiples), else bytes. */
-void ioh__size_text(uint64_t bytes, char *buf, size_t len);
-/* A byte count for a reader: "74.0 MiB", "512 B" (ioh__size_text is for
+/* A byte count for a reader: "74.0 MiB", "512 B" (ioh_format_size, shim/parse.h, is for
  * policy values: "64K"). */
 void ioh__human_bytes(uint64_t bytes, char *buf, size_t len);
 

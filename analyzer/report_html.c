@@ -216,8 +216,7 @@ static void class_detail(char *buf, size_t len, enum ioh_cls_class c,
          * over the whole run is the better summary when there is one. */
         uint64_t w = f && f->window_median ? f->window_median : d->window;
         double drift = f && f->drift_per_sec != 0 ? f->drift_per_sec : d->drift_per_sec;
-        uint64_t extent = f ? (f->size > 0 && (uint64_t)f->size > f->m.max_end
-                                   ? (uint64_t)f->size : f->m.max_end) : 0;
+        uint64_t extent = f ? ioh_an_file_extent(f) : 0;
         double ratio = extent ? (double)w / (double)extent : d->window_ratio;
         if (w == 0) {
             n = snprintf(buf, len, "reads hop inside a window that drifts forward");
@@ -377,8 +376,7 @@ static void plot_offsets(FILE *o, const struct ioh_analysis *an, const struct io
     fr.x0 = xmin - pad < 0 ? 0 : xmin - pad;
     fr.x1 = xmax + pad;
 
-    uint64_t extent = f->size > 0 && (uint64_t)f->size > f->m.max_end ? (uint64_t)f->size
-                                                                       : f->m.max_end;
+    uint64_t extent = ioh_an_file_extent(f);
     if (extent == 0)
         extent = 1;
     /* Zoom when asked, or when the reads cover under a tenth of the file. */
@@ -526,7 +524,7 @@ static void plot_zoom(FILE *o, const struct ioh_analysis *an, const struct ioh_a
                "<p class=\"sub\">They span %s; the file has %s.</p>\n",
             to - from, f->points[from].phase + 1,
             ioh_html_bytes(a, sizeof a, (double)(hi - lo)),
-            ioh_html_bytes(b, sizeof b, (double)(f->size > 0 ? (uint64_t)f->size : f->m.max_end)));
+            ioh_html_bytes(b, sizeof b, (double)ioh_an_file_extent(f)));
     struct view v = {.from = from, .to = to, .by_number = true, .zoom = true};
     plot_offsets(o, an, f, &v);
 }
@@ -804,7 +802,8 @@ static void file_row(FILE *o, const struct ioh_an_file *f, size_t rank, bool lin
     esc(o, f->rec.policy[0] ? f->rec.policy : "none");
     fputs("</code>", o);
     if (f->rec.speedup > 1.05)
-        fprintf(o, " <span class=\"sub\">(model: %.2fx faster)</span>", f->rec.speedup);
+        fprintf(o, " <span class=\"sub\">(model: %.2fx less time in reads)</span>",
+                f->rec.speedup);
     fputs("</td></tr>\n", o);
 }
 

@@ -260,6 +260,8 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     i_(w, "size", f->size);
     s_(w, "kind", f->kind < 7 ? kinds[f->kind] : "other");
     u_(w, "processes", f->processes);
+    u_(w, "ra_bytes", f->ra_bytes);
+    s_(w, "ra_source", ioh_an_ra_source_name(f->ra_source));
     arr_inline(w, "streams");
     for (uint32_t i = 0; i < f->nstreams; i++)
         u_(w, NULL, f->streams[i]);
@@ -271,6 +273,8 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     b_(w, "small", f->small);
     s_(w, "order", (f->cls == IOH_CLS_WINDOWED || f->cls == IOH_CLS_SPARSE) &&
                            d->order != IOH_CLS_ORDER_NONE ? ioh_cls_order_name(d->order) : NULL);
+    s_(w, "stream_order", f->stream_order != IOH_CLS_ORDER_NONE ? ioh_cls_order_name(f->stream_order)
+                                                                  : NULL);
     if (f->cls == IOH_CLS_STRIDED || (f->cls == IOH_CLS_REVERSE && d->stride))
         i_(w, "stride", d->stride);
     else
@@ -481,6 +485,7 @@ int ioh_report_json(const struct ioh_analysis *an, const struct ioh_report_opts 
     const struct ioh_an_params *p = &an->params;
     obj(&w, "params");
     u_(&w, "ra_bytes", p->ra_bytes);
+    b_(&w, "ra_forced", p->ra_forced);
     u_(&w, "willneed_max", p->willneed_max);
     u_(&w, "noreuse_min", p->noreuse_min);
     d_(&w, "latency_s", p->latency_ns / 1e9);
@@ -495,6 +500,7 @@ int ioh_report_json(const struct ioh_analysis *an, const struct ioh_report_opts 
         read_files += an->files[i].m.reads > 0;
     obj(&w, "summary");
     u_(&w, "processes", an->nprocesses);
+    u_(&w, "untraced_processes", an->untraced);
     u_(&w, "files", an->nfiles);
     u_(&w, "files_read", read_files);
     u_(&w, "streams", an->nstreams);

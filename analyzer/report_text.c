@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -143,8 +144,12 @@ static const char *top_size_text(char *buf, size_t len, const struct ioh_an_file
         double s = share(f->top_sizes[i].count, f->m.reads);
         if (i && s < 5)
             break;
+        /* getline and fscanf ask for no size: the trace records 0 (they
+         * printed "0 B 100%"; found by a tester). */
+        uint64_t v = (uint64_t)f->top_sizes[i].value;
         int n = snprintf(buf + o, len - o, "%s%s %.0f%%", i ? ", " : "",
-                         request_size(b, sizeof b, (uint64_t)f->top_sizes[i].value), s);
+                         v ? request_size(b, sizeof b, v) : "unknown (getline, fscanf: no size asked)",
+                         s);
         if (n < 0 || (size_t)n >= len - o)
             break;
         o += (size_t)n;
@@ -152,11 +157,27 @@ static const char *top_size_text(char *buf, size_t len, const struct ioh_an_file
     return buf;
 }
 
+/* The order of a windowed or sparse file's jumps: the classifier's, of
+ * all its streams' reads in time order, unless each stream only jumped one
+ * way: 201 samtools processes, each reading its few regions forward, were
+ * "random order" (found by a tester). */
+static const char *order_text(char *buf, size_t len, const struct ioh_an_file *f)
+{
+    const struct ioh_cls_result *d = &f->detail;
+    if (d->order == IOH_CLS_ORDER_RANDOM && f->nstreams > 1 &&
+        (f->stream_order == IOH_CLS_ORDER_ASCENDING || f->stream_order == IOH_CLS_ORDER_DESCENDING))
+        snprintf(buf, len, "%s order within each of its %u streams (random across them)",
+                 ioh_cls_order_name(f->stream_order), f->nstreams);
+    else
+        snprintf(buf, len, "%s order", ioh_cls_order_name(d->order));
+    return buf;
+}
+
 /* The class line: the main phase's evidence, one claim. */
 static void print_class(FILE *o, const struct ioh_an_file *f)
 {
     const struct ioh_cls_result *d = &f->detail;
-    char b1[32], b2[32], b3[32], sizes[96];
+    char b1[32], b2[32], b3[32], sizes[96], order[96];
     uint64_t steps = f->m.consecutive + f->m.forward + f->m.backward + f->m.overlap;
     fprintf(o, "  %-11s  confidence %.2f: ", ioh_cls_name(f->cls), f->confidence);
     switch (f->cls) {
@@ -167,8 +188,12 @@ static void print_class(FILE *o, const struct ioh_an_file *f)
          * consecutive"). */
         fprintf(o, "%.1f%% of steps start within a page after a recent read's end (%.1f%% "
                    "right at it)", 100 * d->frac_sequential, 100 * d->frac_consecutive);
+        /* The classifier's interleaved "streams" are places read in
+         * turn, maybe through one descriptor: not the read line's streams
+         * (descriptions), which they contradicted ("1 stream" above "(6
+         * interleaved streams)"; found by a tester). */
         if (d->streams > 1)
-            fprintf(o, " (%u interleaved streams)", d->streams);
+            fprintf(o, " (%u places read in turn)", d->streams);
         break;
     case IOH_CLS_REVERSE:
         fprintf(o, "%.1f%% of steps go backward", 100 * d->frac_reverse);
@@ -180,13 +205,13 @@ static void print_class(FILE *o, const struct ioh_an_file *f)
                 100 * d->frac_stride, bytes(b2, sizeof b2, d->request_size));
         break;
     case IOH_CLS_WINDOWED:
-        fprintf(o, "90%% of each %u reads within %s (%.1f%% of the file), drifting %s per read, %s order",
+        fprintf(o, "90%% of each %u reads within %s (%.1f%% of the file), drifting %s per read, %s",
                 d->window_reads, bytes(b1, sizeof b1, d->window), 100 * d->window_ratio,
-                sbytes(b2, sizeof b2, (int64_t)d->drift_per_read), ioh_cls_order_name(d->order));
+                sbytes(b2, sizeof b2, (int64_t)d->drift_per_read), order_text(order, sizeof order, f));
         break;
     case IOH_CLS_SPARSE:
-        fprintf(o, "%s order, reads cover %.2f%% of their span, 90%% window %s (%.0f%% of the file)",
-                ioh_cls_order_name(d->order), 100 * d->density, bytes(b1, sizeof b1, d->window),
+        fprintf(o, "%s, reads cover %.2f%% of their span, 90%% window %s (%.0f%% of the file)",
+                order_text(order, sizeof order, f), 100 * d->density, bytes(b1, sizeof b1, d->window),
                 100 * d->window_ratio);
         break;
     case IOH_CLS_REREAD:
@@ -288,8 +313,52 @@ static void print_applied(FILE *o, const struct ioh_an_file *f)
     fputc('\n', o);
 }
 
-static void print_effect_line(FILE *o, const struct ioh_an_recommendation *r)
+/* Where a file's read-ahead came from, after its size. */
+static const char *ra_origin(enum ioh_an_ra_source s)
 {
+    switch (s) {
+    case IOH_AN_RA_TRACE: return "as recorded in the trace (the device's read_ahead_kb)";
+    case IOH_AN_RA_OPTION: return "as set by --ra-kb";
+    case IOH_AN_RA_UNKNOWN: return "the default, as the trace could not record the device's";
+    default: return "the default, as traces before format 4 do not record the device's";
+    }
+}
+
+/* The read-ahead the models took: one line for the run when every file read
+ * had the same (and from the same source), else a count per value here and
+ * a line in each file's block (print_file). Returns whether they differ. */
+static bool print_readahead(FILE *o, const struct ioh_analysis *an)
+{
+    const struct ioh_an_file *first = NULL;
+    uint32_t files = 0, same = 0;
+    for (uint32_t i = 0; i < an->nfiles; i++) {
+        const struct ioh_an_file *f = &an->files[i];
+        if (!f->m.reads)
+            continue;
+        if (!first)
+            first = f;
+        files++;
+        same += f->ra_bytes == first->ra_bytes && f->ra_source == first->ra_source;
+    }
+    if (!first)
+        return false;
+    char b[32];
+    if (same == files) {
+        fprintf(o, "  models assume a read-ahead of %s, %s%s\n",
+                bytes(b, sizeof b, first->ra_bytes), ra_origin(first->ra_source),
+                first->ra_source == IOH_AN_RA_UNKNOWN || first->ra_source == IOH_AN_RA_OLD_TRACE
+                    ? " (--ra-kb KB sets it)" : "");
+        return false;
+    }
+    fprintf(o, "  models assume each file's read-ahead: %s for %u of %u files read (%s); "
+               "the others' in their blocks\n",
+            bytes(b, sizeof b, first->ra_bytes), same, files, ra_origin(first->ra_source));
+    return true;
+}
+
+static void print_effect_line(FILE *o, const struct ioh_analysis *an, const struct ioh_an_file *f)
+{
+    const struct ioh_an_recommendation *r = &f->rec;
     const struct ioh_an_effect *b = &r->baseline, *p = &r->predicted;
     char b1[32], b2[32], b3[32], b4[32];
     fprintf(o, "  %-11s  %s", "policy", r->policy);
@@ -304,12 +373,19 @@ static void print_effect_line(FILE *o, const struct ioh_an_recommendation *r)
     if (b->syscalls != p->syscalls)
         fprintf(o, ", read calls %s -> %s", num(b3, sizeof b3, b->syscalls),
                 num(b4, sizeof b4, p->syscalls));
-    fprintf(o, ", fetched unused %s -> %s, ~%.1fx\n", bytes(b3, sizeof b3, b->unused),
-            bytes(b4, sizeof b4, p->unused), r->speedup);
+    /* The estimate is of the time inside this file's reads, which a reader
+     * took for the whole run's ("~1.1x"; found by a tester): said so, with
+     * the time those reads took (summed: readers in parallel can take more
+     * than the run) and the run's. */
+    char b5[32], b6[32];
+    fprintf(o, ", fetched unused %s -> %s, ~%.1fx less time inside reads (they took %s in all, "
+               "the run %s)\n",
+            bytes(b3, sizeof b3, b->unused), bytes(b4, sizeof b4, p->unused), r->speedup,
+            secs(b5, sizeof b5, f->m.busy_ns), secs(b6, sizeof b6, an->t1 - an->t0));
 }
 
 static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_an_file *f,
-                       size_t rank)
+                       size_t rank, bool ra_differs)
 {
     char b1[32], b2[32], b3[32], b4[32];
     fprintf(o, "\n%zu. ", rank + 1);
@@ -318,7 +394,11 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
     fputc('\n', o);
     fprintf(o, "  %-11s  %s read%s, %s read", "read", num(b1, sizeof b1, f->m.reads),
             plural(f->m.reads), bytes(b2, sizeof b2, f->m.bytes));
-    if (f->size > 0)
+    const uint64_t extent = ioh_an_file_extent(f);
+    if (f->size >= 0 && extent > (uint64_t)f->size)
+        fprintf(o, " of a file that grew while read (%s when opened, read up to %s)",
+                bytes(b3, sizeof b3, (uint64_t)f->size), bytes(b4, sizeof b4, extent));
+    else if (f->size > 0)
         fprintf(o, " of a %s file", bytes(b3, sizeof b3, (uint64_t)f->size));
     fprintf(o, " by %u process%s, %u stream%s", f->processes, f->processes == 1 ? "" : "es",
             f->nstreams, plural(f->nstreams));
@@ -328,8 +408,8 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
     fputc('\n', o);
     print_class(o, f);
     fprintf(o, "  %-11s  %s distinct", "footprint", bytes(b1, sizeof b1, f->footprint));
-    if (f->size > 0)
-        fprintf(o, " (%.1f%% of the file)", share(f->footprint, (uint64_t)f->size));
+    if (extent > 0)
+        fprintf(o, " (%.1f%% of the file)", share(f->footprint, extent));
     fprintf(o, ", %.1f%% of bytes re-read\n", 100 * f->reread_ratio);
     if (f->nphases > 1) {
         fprintf(o, "  %-11s  %u:", "phases", f->nphases);
@@ -399,7 +479,10 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
                 num(b1, sizeof b1, f->mmaps), plural(f->mmaps),
                 bytes(b2, sizeof b2, f->mapped_bytes));
     print_applied(o, f);
-    print_effect_line(o, &f->rec);
+    if (ra_differs)
+        fprintf(o, "  %-11s  %s, %s\n", "read-ahead", bytes(b1, sizeof b1, f->ra_bytes),
+                ra_origin(f->ra_source));
+    print_effect_line(o, an, f);
     if (f->model_sample < 1.0)
         fprintf(o, "  %-11s  predictions from %.1f%% of the reads (16 MiB regions), scaled\n", "sampled",
                 100 * f->model_sample);
@@ -439,6 +522,14 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
         if (an->processes[i].dropped_events)
             fprintf(o, "  note: pid %d lost %s events (trace size bound)\n", an->processes[i].pid,
                     num(b1, sizeof b1, an->processes[i].dropped_events));
+    /* Processes that exist but left no trace: without this line a run
+     * looked whole when IOHINT_TRACE_RESERVE had stopped tracing its later
+     * processes (found by a tester). */
+    if (an->untraced)
+        fprintf(o, "  note: %s more process%s ran untraced, to keep IOHINT_TRACE_RESERVE free "
+                   "on the traces' filesystem (*.untraced): their reads are not here\n",
+                num(b1, sizeof b1, an->untraced), an->untraced == 1 ? "" : "es");
+    bool ra_differs = print_readahead(o, an);
 
     shown_max = opts && opts->top ? opts->top : UINT32_MAX;
     uint32_t n = 0;
@@ -456,7 +547,7 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
             hidden++;
             continue;
         }
-        print_file(o, an, f, n++);
+        print_file(o, an, f, n++, ra_differs);
     }
     /* Files only mapped: their reads are page faults, which no trace sees,
      * but that they were mapped is worth a line (a tester's mmap + md5 of

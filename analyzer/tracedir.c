@@ -8,10 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int is_trace_name(const char *name)
+static int has_suffix(const char *name, const char *suffix)
 {
-    size_t n = strlen(name);
-    return n > 9 && !strcmp(name + n - 9, ".iohtrace");
+    size_t n = strlen(name), k = strlen(suffix);
+    return n > k && !strcmp(name + n - k, suffix);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -27,10 +27,11 @@ void ioh_trace_dir_free(char **names, size_t n)
 }
 
 int ioh_trace_dir_list(const char *dir, const char *who, char ***names_out, size_t *n_out,
-                       char *err, size_t errlen)
+                       size_t *untraced, char *err, size_t errlen)
 {
     *names_out = NULL;
     *n_out = 0;
+    size_t marks = 0;
     DIR *d = opendir(dir);
     if (!d) {
         int e = errno;
@@ -42,7 +43,9 @@ int ioh_trace_dir_list(const char *dir, const char *who, char ***names_out, size
     int rc = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (!is_trace_name(e->d_name))
+        if (has_suffix(e->d_name, ".untraced"))
+            marks++;
+        if (!has_suffix(e->d_name, ".iohtrace"))
             continue;
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
         char *path = malloc(len);
@@ -74,8 +77,14 @@ int ioh_trace_dir_list(const char *dir, const char *who, char ***names_out, size
     closedir(d);
     if (rc == -ENOMEM)
         snprintf(err, errlen, "%s: out of memory", dir);
+    if (untraced)
+        *untraced = marks;
     if (rc == 0 && n == 0) {
-        if (empty)
+        if (marks)
+            snprintf(err, errlen, "%s: no .iohtrace files, but %zu process%s left untraced to "
+                     "keep IOHINT_TRACE_RESERVE free (*.untraced)", dir, marks,
+                     marks == 1 ? "" : "es");
+        else if (empty)
             snprintf(err, errlen, "%s: no .iohtrace files but empty ones", dir);
         else
             snprintf(err, errlen, "%s: no .iohtrace files", dir);

@@ -10,10 +10,12 @@
  * process was killed between creating the trace and writing its header -
  * is left out with one warning on stderr, prefixed by `who` ("iohint
  * analyze"): one such process must not keep the others' traces from being
- * read. Returns 0, or -errno with err set: dir cannot be read, or holds no
- * trace that is not empty. */
-int ioh_trace_dir_list(const char *dir, const char *who, char ***names, size_t *n, char *err,
-                       size_t errlen);
+ * read. *untraced (if not NULL) counts the *.untraced marks: processes the
+ * shim left untraced to keep IOHINT_TRACE_RESERVE free (shim/trace.c,
+ * docs/trace-format.md). Returns 0, or -errno with err set: dir cannot be
+ * read, or holds no trace that is not empty. */
+int ioh_trace_dir_list(const char *dir, const char *who, char ***names, size_t *n,
+                       size_t *untraced, char *err, size_t errlen);
 void ioh_trace_dir_free(char **names, size_t n);
 
 #endif

@@ -38,6 +38,7 @@
 #include "coalesce.h"
 #include "fdtab.h"
 #include "log.h"
+#include "lookahead.h"
 #include "options.h"
 #include "policy.h"
 #include "prefetch.h"
@@ -62,8 +63,6 @@
  * as no shim): 30 runs of 51 slow, or 2 of 15, in one table. */
 #define SLOW_READ_NS   20000
 #define DROP_CHUNK     (2u << 20)  /* eviction works in 2 MiB folios here */
-#define LOOKAHEAD_MIN  (512u << 10)
-#define RUN_MIN        (2u << 20)  /* contiguous bytes before a look-ahead starts */
 #define LONG_READAHEAD (8u << 20)  /* a device read-ahead this long: NORMAL, not
                                       SEQUENTIAL, replaces a wrong RANDOM */
 #define QUIET_BATCH    16          /* settled sequential reads handed to the
@@ -816,8 +815,8 @@ static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
                       enum ioh_prefetch_how how)
 {
     if (!pf->pf_dist)             /* a distance below the ramp's start: that much */
-        pf->pf_dist = pf->act.prefetch_distance < LOOKAHEAD_MIN ? pf->act.prefetch_distance
-                                                                  : LOOKAHEAD_MIN;
+        pf->pf_dist = pf->act.prefetch_distance < IOH_LOOKAHEAD_FIRST ? pf->act.prefetch_distance
+                                                                        : IOH_LOOKAHEAD_FIRST;
     uint64_t dist = pf->pf_dist;
     if (pf->pf_end < end)
         pf->pf_end = end;
@@ -1248,7 +1247,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
         /* A look-ahead follows one contiguous run: a jump (samtools going to
          * its next region) starts over, so no distance is spent past the
          * end of a run that stops. */
-        if (from >= pf->run_end && from - pf->run_end < 4096) {
+        if (from >= pf->run_end && from - pf->run_end < IOH_LOOKAHEAD_GAP) {
             pf->run_len += (uint64_t)(end - from);
         } else {
             pf->run_len = (uint64_t)ret;
@@ -1263,7 +1262,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
         if (a & IOH_ACT_PREFETCH) {
             if (pf->decided == IOH_CLS_STRIDED)
                 strides(fd, o, pf, off, (uint64_t)ret);
-            else if (pf->run_len >= RUN_MIN)
+            else if (pf->run_len >= IOH_LOOKAHEAD_RUN_MIN)
                 /* Along one sequential stream: in order (a disk serves
                  * that best; 32 racing reads look random to it). */
                 lookahead(fd, o, pf, end,
@@ -1589,9 +1588,10 @@ void ioh_pol_finish(void)
     ioh_actions_format(&g.spec.dflt, pol, sizeof pol);
     /* The command, so that the lines of a pipeline's processes can be told
      * apart (found by a tester: only the pid). */
-    ioh_report("stats: %s: policy %s%s, %llu files under a policy", program_invocation_short_name,
-               g.spec.nrules ? "file " : "", g.spec.nrules ? g.spec.source : pol,
-               (unsigned long long)atomic_load(&g.files));
+    unsigned long long files = atomic_load(&g.files);
+    ioh_report("stats: %s: policy %s%s, %llu file%s under a policy", program_invocation_short_name,
+               g.spec.nrules ? "file " : "", g.spec.nrules ? g.spec.source : pol, files,
+               files == 1 ? "" : "s");
     ioh_report("stats: hints applied %llu, program hints vetoed %llu, overridden %llu, "
              "auto decisions %llu, reads let go unseen %llu",
              (unsigned long long)atomic_load(&g.hints), (unsigned long long)atomic_load(&g.vetoes),

@@ -485,23 +485,15 @@ void ioh_actions_format(const struct ioh_actions *a, char *buf, size_t len)
         int on = f & IOH_ACT_HINT_MASK ? (a->flags & IOH_ACT_HINT_MASK) == f : (a->flags & f) != 0;
         if (!on)
             continue;
-        int n;
         uint64_t v = f == IOH_ACT_COALESCE ? a->coalesce_block
                    : f == IOH_ACT_PREFETCH ? a->prefetch_distance
                    : f == IOH_ACT_WINDOW ? a->window_size : 0;
-        if (v == 0)                /* a size not given: the bare action */
-            n = snprintf(buf + at, len - at, "%s%s", at ? "," : "", g_words[i].name);
-        else if (f == IOH_ACT_COALESCE)
-            n = snprintf(buf + at, len - at, "%scoalesce=%llu", at ? "," : "",
-                         (unsigned long long)a->coalesce_block);
-        else if (f == IOH_ACT_PREFETCH)
-            n = snprintf(buf + at, len - at, "%sprefetch=%llu", at ? "," : "",
-                         (unsigned long long)a->prefetch_distance);
-        else if (f == IOH_ACT_WINDOW)
-            n = snprintf(buf + at, len - at, "%swindow=%llu", at ? "," : "",
-                         (unsigned long long)a->window_size);
-        else
-            n = snprintf(buf + at, len - at, "%s%s", at ? "," : "", g_words[i].name);
+        /* A size as it would be typed ("coalesce=512K"), not in bytes. */
+        char size[32] = "";
+        if (v)
+            ioh_format_size(v, size, sizeof size);
+        int n = snprintf(buf + at, len - at, "%s%s%s%s", at ? "," : "", g_words[i].name,
+                         v ? "=" : "", size);
         if (n < 0 || (size_t)n >= len - at)
             break;
         at += (size_t)n;

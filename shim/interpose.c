@@ -1383,6 +1383,8 @@ static int opened(int fd, int flags, int err, struct call *c, uint16_t op, uint3
     if (fd >= 0 && defer_probe(flags))
         extra |= IOH_OFD_DEFERRED;
     struct ioh_ofd *o = fd >= 0 ? ioh_fd_opened(fd, flags, extra) : NULL;
+    if (o)
+        ioh_trace_opened(o);      /* before record(): its path record says it */
     if (fd >= 0 && (flags & O_TRUNC)) {   /* the file may have been emptied: as ftruncate */
         if (o && o->kind == IOH_FILE_REG)
             ioh_pol_invalidate_file(o->dev, o->ino);
@@ -1919,6 +1921,8 @@ static FILE *stream_opened(FILE *f, int err, struct call *c, int fresh, int defe
             o = ioh_fd_opened(fd, O_RDONLY, IOH_OFD_STDIO | IOH_OFD_DEFERRED);
         } else if (fresh) {
             o = ioh_fd_opened(fd, IOH_OPEN_FLAGS_UNKNOWN, IOH_OFD_STDIO);
+            if (o)
+                ioh_trace_opened(o);
         } else {
             o = ioh_fd_get(fd);
             if (o && ioh_ofd_deferred(o))

@@ -3,7 +3,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -55,3 +57,18 @@ int ioh_parse_size(const char *s, int64_t *out)
     return 0;
 }
 
+
+void ioh_format_size(uint64_t bytes, char *buf, size_t len)
+{
+    static const char units[] = "KMGTPE";
+    if (bytes == 0 || bytes % 1024) {
+        snprintf(buf, len, "%" PRIu64, bytes);
+        return;
+    }
+    int u = -1;
+    while (bytes % 1024 == 0 && u < 5) {
+        bytes /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%" PRIu64 "%c", bytes, units[u]);
+}

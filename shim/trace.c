@@ -18,6 +18,7 @@
 #include "log.h"
 #include "options.h"
 #include "policy.h"
+#include "prefetch.h"
 #include "raw.h"
 #include "spin.h"
 
@@ -35,6 +36,9 @@ IOH_STARTUP_DATA struct ioh_trace_state ioh_trace;
 static struct {
     int need_new;                  /* fork child: open a file on first record */
     char path[4096];
+    char mark[4096];               /* drop_new_file: the path of the .untraced mark
+                                      (not on the stack: a fork child may make its
+                                      file in a handler on a small signal stack) */
     char *base;                    /* start of the reserved address range */
     uint64_t reserved;             /* bytes of address space reserved */
     uint64_t trim_at;              /* set by ioh_trace_trim: no segment past it */
@@ -286,6 +290,30 @@ static void fill_header(struct ioh_trace_header *h, uint64_t real_ns, uint64_t m
     __atomic_store_n(&h->seg_end, SEG_SIZE, __ATOMIC_RELEASE);
 }
 
+/* Remove the file create_file made and could not grow. When it was
+ * IOHINT_TRACE_RESERVE that refused the space, the empty file is renamed
+ * <prog>.<pid>.<start_ns>.untraced instead: a mark that this process ran
+ * untraced, which `iohint analyze` of the directory counts and reports (it
+ * said nothing, and a tester took the processes that were there for all of
+ * them). An empty file takes no blocks of the space the reserve keeps; if
+ * the rename fails too, the file goes and nothing is marked. */
+static void drop_new_file(void)
+{
+    static const char mark[] = ".untraced", trace[] = ".iohtrace";
+    _Static_assert(sizeof mark == sizeof trace, "the mark's name replaces the suffix in place");
+    size_t n = 0;
+    while (g.path[n])
+        n++;
+    if (g.reserve_hit && n >= sizeof trace - 1) {
+        const size_t stem = n - (sizeof trace - 1);
+        for (size_t i = 0; i <= n; i++)
+            g.mark[i] = i < stem ? g.path[i] : mark[i - stem];
+        if (ioh_raw4(SYS_renameat, AT_FDCWD, g.path, AT_FDCWD, g.mark) == 0)
+            return;
+    }
+    ioh_raw1(SYS_unlink, g.path);
+}
+
 /* Create the file and map its header. Async-signal-safe (raw syscalls only),
  * so it can run in a fork child of a threaded parent. */
 static int create_file(void)
@@ -363,7 +391,7 @@ static int create_file(void)
     if (err < 0) {
         ioh_raw2(SYS_munmap, g.base, (long)max);
         g.base = NULL;
-        ioh_raw1(SYS_unlink, g.path);
+        drop_new_file();
         return err;
     }
     fill_header((struct ioh_trace_header *)g.base, real, mono);
@@ -611,6 +639,26 @@ void *ioh__trace_reserve_slow(size_t bytes)
 
 /* ---- path records ---- */
 
+void ioh_trace_opened(const struct ioh_ofd *o)
+{
+    /* Eligible files only: procfs, sysfs and the like have no read-ahead,
+     * and would take slots of the 16-device cache the policies share. */
+    if (ioh_trace.enabled && (atomic_load_explicit(&o->flags, memory_order_relaxed) &
+                              IOH_OFD_ELIGIBLE))
+        (void)ioh_prefetch_device_readahead(o->dev, 1);
+}
+
+/* What ioh_trace_opened learnt for o's device, in KiB, or IOH_RA_UNKNOWN. A
+ * read-ahead of 0 cannot be told from none learnt (prefetch.c keeps 0 for
+ * both), so it is recorded as unknown too. */
+static uint32_t device_ra_kb(const struct ioh_ofd *o)
+{
+    if (o->kind != IOH_FILE_REG)
+        return IOH_RA_UNKNOWN;
+    uint64_t kb = ioh_prefetch_device_readahead(o->dev, 0) / 1024;
+    return kb == 0 || kb >= IOH_RA_UNKNOWN ? IOH_RA_UNKNOWN : (uint32_t)kb;
+}
+
 void ioh_trace_announce(struct ioh_ofd *o, uint64_t t)
 {
     uint32_t gen = ioh_trace_gen();
@@ -647,6 +695,8 @@ void ioh_trace_announce(struct ioh_ofd *o, uint64_t t)
                ((f & IOH_OFD_STDIO) ? IOH_PATH_STDIO : 0);
     r->open_flags = o->open_flags;
     r->path_len = (uint32_t)len;
+    r->ra_kb = device_ra_kb(o);
+    r->reserved = 0;
     char *dst = (char *)(r + 1);
     memcpy(dst, path ? path : "", len);
     memset(dst + len, 0, size - sizeof *r - len);

@@ -197,8 +197,21 @@ static inline __attribute__((always_inline)) void ioh_trace_commit(void *rec, si
 }
 
 /* Write the path record of o into the current trace if this trace has not had
- * it yet. */
+ * it yet. Its read-ahead (ra_kb) is what ioh_trace_opened learnt for the
+ * device: nothing is looked up here, which may run inside a read. */
 void ioh_trace_announce(struct ioh_ofd *o, uint64_t t);
+
+/* The program opened o (open, openat, fopen...): in a traced process, learn
+ * the read-ahead of the device of a file a policy could apply to (regular,
+ * readable, not O_DIRECT, not procfs/sysfs: IOH_OFD_ELIGIBLE) for its path
+ * records, once per
+ * device per process (policies/prefetch.h, ioh_prefetch_device_readahead:
+ * a sysfs file read only in a process of one thread; else unknown unless
+ * an earlier open learnt it). The program's own open is the one moment the
+ * shim may open a file of its own (policies/engine.c,
+ * learn_device_readahead). Never fails the program's call: what cannot be
+ * learnt is recorded as unknown. */
+void ioh_trace_opened(const struct ioh_ofd *o);
 
 /* Generation of the current trace file (for announcement bookkeeping). */
 static inline uint32_t ioh_trace_gen(void)

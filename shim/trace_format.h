@@ -34,10 +34,12 @@
 #include "trace_ops.h"
 
 #define IOH_TRACE_MAGIC   "IOHTRACE"     /* 8 bytes, no terminator */
-#define IOH_TRACE_VERSION 3u        /* 2: compact events (struct ioh_event_short);
-                                       3: continuation events (struct ioh_event_next) */
-#define IOH_TRACE_VERSION_MIN 1u    /* readers also take versions 1 and 2: the
-                                       same, without the later record types */
+#define IOH_TRACE_VERSION 4u        /* 2: compact events (struct ioh_event_short);
+                                       3: continuation events (struct ioh_event_next);
+                                       4: the device's read-ahead in path records */
+#define IOH_TRACE_VERSION_MIN 1u    /* readers also take versions 1 to 3: the
+                                       same, without the later record types, and
+                                       with path records IOH_REC_PATH_V3_SIZE long */
 #define IOH_SEG_MAGIC     0x31474553u    /* "SEG1" */
 
 enum ioh_op {
@@ -191,6 +193,12 @@ enum ioh_file_kind { IOH_FILE_OTHER = 0, IOH_FILE_REG, IOH_FILE_DIR, IOH_FILE_PI
 #define IOH_PATH_INHERITED 0x2u    /* present before the shim saw it open */
 #define IOH_PATH_STDIO     0x4u    /* opened through fopen/fdopen */
 
+/* ioh_rec_path.ra_kb when the read-ahead of the file's device is not known:
+ * not a regular file, a device no sysfs file names (tmpfs, btrfs, overlayfs),
+ * or not learnt in this process (sysfs is read only at the program's own
+ * opens, in a process of one thread: docs/trace-format.md). */
+#define IOH_RA_UNKNOWN UINT32_MAX
+
 /* A file id names one open file description of this process; one path record
  * announces it before the first event that uses it. */
 struct ioh_rec_path {
@@ -205,8 +213,16 @@ struct ioh_rec_path {
     uint32_t flags;                /* IOH_PATH_* */
     uint32_t open_flags;           /* O_* as opened, if known */
     uint32_t path_len;             /* bytes of path that follow, no NUL */
+    uint32_t ra_kb;                /* version 4: read_ahead_kb of the device behind the
+                                      file when announced, or IOH_RA_UNKNOWN */
+    uint32_t reserved;             /* 0 */
     /* char path[path_len], zero padded to 8 */
 };
+
+_Static_assert(sizeof(struct ioh_rec_path) == 64, "path records are 64 bytes and the path");
+/* Versions 1-3: the same record without ra_kb and reserved (readers give
+ * those records in the version 4 layout, ra_kb IOH_RA_UNKNOWN). */
+#define IOH_REC_PATH_V3_SIZE 56u
 
 /* One stack of a call site: frames from the caller of the wrapped function
  * outward. Each frame is struct ioh_site_frame followed by module_len bytes of

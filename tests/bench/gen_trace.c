@@ -17,7 +17,9 @@
  *              class changes (a random header, then a sequential body);
  *              EVENTS is ignored. The golden tests use it.
  *   pipeline   three traces in OUTDIR: a parent and two children reading a
- *              shared file and their own; EVENTS is ignored.
+ *              shared file and their own; child-b's own file is on a device
+ *              whose read-ahead its trace records (8 MiB), the others' is
+ *              unknown; EVENTS is ignored.
  *
  * Times, pids and call sites are fixed, so analyses of the output are
  * deterministic. Used by tests/bench/analyze_throughput.sh (benchmark) and
@@ -317,8 +319,12 @@ static int gen_pipeline(const char *dir, uint64_t seed)
         snprintf(data, sizeof data, "/data/part-%d.dat", c);
         if (rc == 0)
             rc = ioh_synth_path(w, 1, 1, start + 10, 2049, 9001, 64 * (int64_t)MIB, "/data/shared.idx");
-        if (rc == 0)
-            rc = ioh_synth_path(w, 1, 2, start + 20, 2049, 9010 + (uint64_t)c, 32 * (int64_t)MIB, data);
+        if (rc == 0 && c == 1) {
+            ioh_synth_readahead(w, 8192);
+            rc = ioh_synth_path(w, 1, 2, start + 20, 2065, 9011, 32 * (int64_t)MIB, data);
+        } else if (rc == 0) {
+            rc = ioh_synth_path(w, 1, 2, start + 20, 2049, 9010, 32 * (int64_t)MIB, data);
+        }
         struct pat idx, seq;
         pat_init(&idx, SPARSE, 1, 64 * MIB, seed + (uint64_t)c);
         pat_init(&seq, SEQ_BIG, 2, 32 * MIB, seed);

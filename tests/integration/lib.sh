@@ -42,6 +42,20 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "$TEST_NAME: FAIL: command failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 
+# device_ra_kb FILE: the read-ahead (KiB) of the device behind FILE, looked up
+# as the shim does (policies/prefetch.h, ioh_readahead_sysfs_path): the bdi
+# named by the device, then the block device's parent's or its own; 0 when
+# sysfs names none (tmpfs, btrfs, overlayfs).
+device_ra_kb() {
+    local d maj min p
+    d=$(stat -c %d "$1")
+    maj=$((d >> 8 & 0xfff)) min=$(((d & 0xff) | (d >> 12 & 0xfff00)))
+    for p in /sys/class/bdi/$maj:$min /sys/dev/block/$maj:$min/../bdi /sys/dev/block/$maj:$min/bdi; do
+        [[ -r $p/read_ahead_kb ]] && { cat "$p/read_ahead_kb"; return; }
+    done
+    echo 0
+}
+
 # --- slowfs (examples/slowfs): a read-only mirror with a delay per request ---
 # slowfs_available: slowfs was built and FUSE works here.
 slowfs_available() {

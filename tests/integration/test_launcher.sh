@@ -149,7 +149,7 @@ grep -q "policy coalesce" "$T/envpol2.err" ||
 # to, or in output a program captured from its children: found by a tester).
 "$IOHINT" run -q --no-trace -s -p auto -- sh -c "cat '$f' 2>/dev/null | cksum 2>/dev/null" \
     >/dev/null 2>"$T/stats.err" || fail "iohint run -s failed"
-grep -q 'stats: cat: policy auto, 1 files under a policy' "$T/stats.err" ||
+grep -q 'stats: cat: policy auto, 1 file under a policy' "$T/stats.err" ||
     { show "$T/stats.err"; fail "run -s: cat's statistics missing (went to its redirected stderr?)"; }
 [[ $(grep -c 'stats: [a-z]*: policy' "$T/stats.err") -eq 3 ]] ||
     { show "$T/stats.err"; fail "run -s: expected the statistics of sh, cat and cksum"; }

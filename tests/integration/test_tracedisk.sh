@@ -3,8 +3,8 @@
 # at most 5% of the filesystem) free. On a 64 MiB tmpfs with 6 MiB free,
 # `dd bs=1` of 1 MiB (a million traced reads, ~16 MB of trace) stops
 # tracing at the reserve: one warning, the trace says why, dd's output is
-# right; a second process gets no trace at all (one warning) and runs
-# untouched. With IOHINT_TRACE_RESERVE=0 the trace grows until the disk is
+# right; a second process gets no trace at all (one warning, an empty
+# *.untraced mark that analyze counts) and runs untouched. With IOHINT_TRACE_RESERVE=0 the trace grows until the disk is
 # full, as before the reserve (that path too warns once and runs on).
 # (Before the reserve, many traced processes each within IOHINT_TRACE_MAX
 # filled 68 GB of a reviewer's disk.) And under an address-space limit the
@@ -50,6 +50,21 @@ left2=$(free_bytes)
 grep -q 'cannot create a trace file in .*: less than IOHINT_TRACE_RESERVE would be left free' "$T/second.err" ||
     { show "$T/second.err"; fail "second: expected one warning that no trace was made"; }
 [[ $(grep -c 'iohint\[' "$T/second.err") -eq 1 ]] || { show "$T/second.err"; fail "second: more than one warning"; }
+# It leaves a mark, and analyze of the directory says a process is missing
+# (it said nothing; found by a tester).
+marks=$(compgen -G "$fs/second/*.untraced" | wc -l)
+[[ $marks -eq 1 ]] && ! compgen -G "$fs/second/*.iohtrace" >/dev/null ||
+    { ls -la "$fs/second" >&2; fail "second: expected one .untraced mark and no trace"; }
+[[ $(fsize "$(compgen -G "$fs/second/*.untraced")") -eq 0 ]] || fail "second: the mark is not empty"
+"$IOHINT" analyze "$fs/first" "$fs/second" >"$T/both.txt" 2>"$T/both.err" || true
+grep -q 'no .iohtrace files, but 1 process left untraced to keep IOHINT_TRACE_RESERVE free' "$T/both.err" ||
+    { show "$T/both.err"; fail "second: analyze of the mark's directory does not name it"; }
+mv "$fs/second/"*.untraced "$fs/first/"
+"$IOHINT" analyze "$fs/first" >"$T/first.txt" 2>/dev/null || { show "$T/first.txt"; fail "first: analyze failed"; }
+grep -q '^  note: 1 more process ran untraced, to keep IOHINT_TRACE_RESERVE free' "$T/first.txt" ||
+    { show "$T/first.txt"; fail "analyze does not say that a process ran untraced"; }
+"$IOHINT" analyze --json "$fs/first" 2>/dev/null | grep -q '"untraced_processes": 1,' ||
+    fail "analyze --json: no untraced_processes 1"
 CASES=$((CASES + 1))
 
 # Without a reserve: up to a full disk, one warning, dd unharmed.

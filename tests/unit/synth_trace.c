@@ -30,6 +30,8 @@ struct ioh_synth {
     uint32_t seqs[MAX_TIDS];
     int err;
     bool full_only;
+    uint32_t version;               /* of the format written: 3 or IOH_TRACE_VERSION */
+    uint32_t ra_kb;                 /* the read-ahead path records carry */
 };
 
 static int put_string(struct ioh_synth *w, uint32_t *at, const char *s, uint32_t *field)
@@ -74,7 +76,20 @@ struct ioh_synth *ioh_synth_create(const char *path, const struct ioh_synth_proc
     put_string(w, &at, p->host ? p->host : "", &h->host_off);
     put_string(w, &at, p->cwd ? p->cwd : "", &h->cwd_off);
     w->seg_end = HDR_SIZE;
+    w->version = IOH_TRACE_VERSION;
+    w->ra_kb = IOH_RA_UNKNOWN;
     return w;
+}
+
+void ioh_synth_readahead(struct ioh_synth *w, uint32_t ra_kb)
+{
+    w->ra_kb = ra_kb;
+}
+
+void ioh_synth_version3(struct ioh_synth *w)
+{
+    w->version = 3;
+    ((struct ioh_trace_header *)w->hdr)->version = 3;
 }
 
 static int flush_seg(struct ioh_synth *w, struct seg *s)
@@ -138,7 +153,9 @@ int ioh_synth_path_flags(struct ioh_synth *w, uint32_t tid, uint32_t file, uint6
                          uint32_t open_flags)
 {
     size_t n = strlen(path);
-    size_t total = (sizeof(struct ioh_rec_path) + n + 7) & ~(size_t)7;
+    /* Version 3's record ends before ra_kb: the path starts there. */
+    size_t fixed = w->version >= 4 ? sizeof(struct ioh_rec_path) : IOH_REC_PATH_V3_SIZE;
+    size_t total = (fixed + n + 7) & ~(size_t)7;
     unsigned char *p = reserve(w, tid, total);
     if (!p)
         return -ENOMEM;
@@ -155,7 +172,9 @@ int ioh_synth_path_flags(struct ioh_synth *w, uint32_t tid, uint32_t file, uint6
     r->flags = IOH_PATH_ELIGIBLE;
     r->open_flags = open_flags;
     r->path_len = (uint32_t)n;
-    memcpy(r + 1, path, n);
+    if (w->version >= 4)
+        r->ra_kb = w->ra_kb;
+    memcpy(p + fixed, path, n);
     return 0;
 }
 

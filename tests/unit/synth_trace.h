@@ -36,6 +36,12 @@ int ioh_synth_path(struct ioh_synth *w, uint32_t tid, uint32_t file, uint64_t t,
 int ioh_synth_path_flags(struct ioh_synth *w, uint32_t tid, uint32_t file, uint64_t t,
                          uint64_t dev, uint64_t ino, int64_t size, const char *path,
                          uint32_t open_flags);
+/* The read-ahead (read_ahead_kb) the next path records carry; default
+ * IOH_RA_UNKNOWN, as the shim records it when it could not learn it. */
+void ioh_synth_readahead(struct ioh_synth *w, uint32_t ra_kb);
+/* Write a version 3 trace (path records without ra_kb), as iohint wrote
+ * before version 4; call before anything is written. */
+void ioh_synth_version3(struct ioh_synth *w);
 /* A call site of nframes frames: module paths, offsets, symbols ("" none). */
 int ioh_synth_site(struct ioh_synth *w, uint32_t tid, uint32_t site, uint32_t nframes,
                    const char *const *modules, const uint64_t *offsets,

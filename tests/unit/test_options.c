@@ -42,6 +42,19 @@ static void parse_size(void **state)
     const char *bad[] = {"", "-1", "1X", "1KK", "K", "1.5M", "99999999999999999999", "8M "};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_not_equal(ioh_parse_size(bad[i], &v), 0);
+    /* Written back in the same syntax: the unit when exact, else bytes;
+     * what is written parses back to the same size. */
+    struct { uint64_t v; const char *want; } fmt[] = {
+        {64 << 10, "64K"}, {512 << 10, "512K"}, {16 << 20, "16M"}, {1ull << 30, "1G"},
+        {1000, "1000"}, {4097, "4097"}, {0, "0"}, {3ull << 40, "3T"},
+    };
+    for (size_t i = 0; i < sizeof fmt / sizeof fmt[0]; i++) {
+        char b[32];
+        ioh_format_size(fmt[i].v, b, sizeof b);
+        assert_string_equal(b, fmt[i].want);
+        assert_int_equal(ioh_parse_size(b, &v), 0);
+        assert_int_equal((uint64_t)v, fmt[i].v);
+    }
 }
 
 static void parse_int(void **state)

@@ -22,6 +22,7 @@
 #include "reader.h"
 #include "state.h"
 #include "trace.h"
+#include "tracedir.h"
 
 static char g_dir[128], g_good[512], g_bad[512];
 static unsigned char *g_bytes;
@@ -454,6 +455,99 @@ static void compact_events_through_multireader(void **state)
     }
 }
 
+/* Path records carry the device's read-ahead (version 4): as written, and
+ * IOH_RA_UNKNOWN when the shim could not learn it. A version 3 trace's
+ * records, which end before ra_kb, read in the same layout with ra_kb
+ * unknown, their paths and events intact. */
+static void path_records_carry_readahead(void **state)
+{
+    (void)state;
+    for (int version = 3; version <= 4; version++) {
+        char path[512], err[256];
+        snprintf(path, sizeof path, "%s/ra%d.iohtrace", g_dir, version);
+        const char *argv[] = {"ra"};
+        struct ioh_synth_proc p = {.pid = 7, .ppid = 1, .exe = "/bin/ra", .argv = argv,
+                                   .argc = 1, .host = "h", .cwd = "/", .start_mono = 1000,
+                                   .start_real = 1};
+        struct ioh_synth *w = ioh_synth_create(path, &p);
+        assert_non_null(w);
+        if (version == 3)
+            ioh_synth_version3(w);
+        ioh_synth_readahead(w, 8192);
+        assert_int_equal(ioh_synth_path(w, 1, 1, 2000, 0xfe00, 5, 4096, "/var/tmp/a"), 0);
+        ioh_synth_readahead(w, IOH_RA_UNKNOWN);
+        assert_int_equal(ioh_synth_path(w, 1, 2, 3000, 0x22, 6, 4096, "/dev/shm/seven"), 0);
+        assert_int_equal(ioh_synth_read(w, 1, 4000, 1, 3, 0, 4096, 4096, 100, 0), 0);
+        assert_int_equal(ioh_synth_read(w, 1, 5000, 2, 4, 100, 10, 10, 100, 0), 0);
+        assert_int_equal(ioh_synth_finish(w, 6000), 0);
+
+        struct ioh_reader *r = ioh_reader_open(path, err, sizeof err);
+        if (!r)
+            fail_msg("%s", err);
+        assert_int_equal(ioh_reader_header(r)->version, (unsigned)version);
+        struct ioh_record rec;
+        int paths = 0, events = 0;
+        while (ioh_reader_next(r, &rec)) {
+            if (rec.path) {
+                const char *want = rec.path->file == 1 ? "/var/tmp/a" : "/dev/shm/seven";
+                assert_int_equal(rec.path->path_len, strlen(want));
+                assert_memory_equal(rec.path + 1, want, strlen(want));
+                assert_int_equal(rec.path->dev, rec.path->file == 1 ? 0xfe00 : 0x22);
+                assert_int_equal(rec.path->size, 4096);
+                uint32_t ra = version == 4 && rec.path->file == 1 ? 8192 : IOH_RA_UNKNOWN;
+                assert_int_equal(rec.path->ra_kb, ra);
+                paths++;
+            } else if (rec.ev) {
+                assert_int_equal(rec.ev->off, events ? 100 : 0);
+                events++;
+            }
+        }
+        assert_int_equal(paths, 2);
+        assert_int_equal(events, 2);
+        assert_null(ioh_reader_warnings(r));
+        assert_int_equal(ioh_reader_path(r, 2)->ra_kb, IOH_RA_UNKNOWN);
+        ioh_reader_close(r);
+        unlink(path);
+    }
+}
+
+/* A directory's *.untraced marks (processes the shim left untraced to keep
+ * IOHINT_TRACE_RESERVE free) are counted beside its traces; a directory of
+ * marks alone is still an error, which names them. */
+static void untraced_marks_counted(void **state)
+{
+    (void)state;
+    char dir[256], path[512], err[512];
+    snprintf(dir, sizeof dir, "%s/marks", g_dir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/prog.%d.123.untraced", dir, 100 + i);
+        close(open(path, O_WRONLY | O_CREAT, 0600));
+    }
+    char **names;
+    size_t n, marks = 99;
+    assert_true(ioh_trace_dir_list(dir, "test", &names, &n, &marks, err, sizeof err) < 0);
+    assert_int_equal(marks, 2);
+    assert_non_null(strstr(err, "2 processes left untraced to keep IOHINT_TRACE_RESERVE free"));
+    snprintf(path, sizeof path, "%s/prog.99.1.iohtrace", dir);
+    write_mix(path, false, 99);
+    assert_int_equal(ioh_trace_dir_list(dir, "test", &names, &n, &marks, err, sizeof err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(marks, 2);
+    ioh_trace_dir_free(names, n);
+    struct ioh_multireader *mr;
+    const char *in[] = {dir};
+    assert_int_equal(ioh_multireader_open(in, 1, &mr, err, sizeof err), 0);
+    assert_int_equal(ioh_multireader_untraced(mr), 2);
+    ioh_multireader_close(mr);
+    unlink(path);
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/prog.%d.123.untraced", dir, 100 + i);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 /* A damaged copy of the mix reads, with fewer events and a warning. */
 static void expect_damaged(const unsigned char *copy, size_t size)
 {
@@ -530,6 +624,8 @@ int main(void)
         cmocka_unit_test(compact_events_read_as_written),
         cmocka_unit_test(compact_events_through_multireader),
         cmocka_unit_test(compact_events_damaged),
+        cmocka_unit_test(path_records_carry_readahead),
+        cmocka_unit_test(untraced_marks_counted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

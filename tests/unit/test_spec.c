@@ -575,7 +575,7 @@ static void format_round_trip(void **state)
     struct ioh_actions a = ok("sequential,coalesce=4K");
     char text[64];
     ioh_actions_format(&a, text, sizeof text);
-    assert_string_equal(text, "sequential,coalesce=4096");
+    assert_string_equal(text, "sequential,coalesce=4K");
     /* A buffer too small truncates, never overflows. */
     char tiny[12];
     memset(tiny, 'x', sizeof tiny);

@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "fdtab.h"
 #include "options.h"
+#include "prefetch.h"
 #include "reader.h"
 #include "state.h"
 #include "trace.h"
@@ -132,8 +133,13 @@ static void header_and_events_round_trip(void **state)
     close(fd);
     fd = open(path, O_RDONLY);
     struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0);
+    ioh_trace_opened(o);          /* learns the device's read-ahead */
     ioh_trace_announce(o, ioh_clock_ns(CLOCK_MONOTONIC));
     ioh_trace_announce(o, ioh_clock_ns(CLOCK_MONOTONIC));   /* once per trace */
+    /* What the path record must say: the shared look-up's answer (tested
+     * against sysfs in test_prefetch), in KiB; unknown where it has none. */
+    uint64_t ra = ioh_prefetch_device_readahead(o->dev, 0);
+    uint32_t want_ra = ra ? (uint32_t)(ra / 1024) : IOH_RA_UNKNOWN;
     for (int i = 0; i < 10000; i++)
         assert_true(put_event(IOH_OP_READ, i * 4096, 4096, o->file_id));
     ioh_trace_finish();
@@ -162,6 +168,7 @@ static void header_and_events_round_trip(void **state)
             assert_int_equal(rec.path->path_len, strlen(path));
             assert_memory_equal(rec.path + 1, path, strlen(path));
             assert_int_equal(rec.path->size, 5);
+            assert_int_equal(rec.path->ra_kb, want_ra);
             assert_true(rec.path->flags & IOH_PATH_ELIGIBLE);
             assert_int_equal(events, 0);                  /* before its events */
         } else if (rec.ev) {

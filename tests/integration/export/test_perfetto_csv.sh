@@ -59,7 +59,11 @@ paths = {e["args"].get("path") for e in x}
 assert weird in paths, "the weird path did not survive JSON: %r" % paths
 assert any(p and p.endswith("caf\ufffd.txt") for p in paths), "the latin-1 path"
 reads = [e for e in x if e["cat"] == "data" and e["args"].get("path") == weird]
-assert reads and all(e["args"]["ret"] >= 0 for e in reads)
+# coreutils 9's cat tries copy_file_range first, which fails here (EXDEV to
+# /dev/null) before it reads: such a call is recorded as it failed.
+assert reads and any(e["args"]["ret"] > 0 for e in reads)
+assert all(e["args"]["ret"] >= 0 or e["name"] in ("copy_file_range", "sendfile", "splice")
+           for e in reads), [e["name"] for e in reads if e["args"]["ret"] < 0]
 assert any(k["name"] == "offset " + weird for k in c), "no offset counter for the file"
 
 rows = list(csv.DictReader(open(cpath, newline="", encoding="utf-8", errors="surrogateescape")))
