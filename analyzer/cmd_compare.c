@@ -639,6 +639,14 @@ static int read_proc_io(pid_t pid, struct run *r)
     return found == 3 ? 0 : -1;
 }
 
+/* Whether path is there and not a regular file: a device, a directory, a
+ * symbolic link (not followed). */
+static int not_regular(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 /* Run argv once with env. stdout and stderr go to the given files; stdin is
  * c->input or /dev/null. If cold, evict right before the clock starts.
  * Returns 0 and fills r, or -1 if the command could not be started (message
@@ -674,7 +682,8 @@ static int run_once(struct compare *c, char **env, int cold, const char *out_pat
     }
     int in = open(c->input ? c->input : "/dev/null", O_RDONLY | O_CLOEXEC);
     if (in < 0) {
-        fprintf(stderr, "iohint compare: %s: %s\n", c->input, strerror(errno));
+        fprintf(stderr, "iohint compare: %s: %s\n", c->input ? c->input : "/dev/null",
+                strerror(errno));
         return -1;
     }
     int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -684,8 +693,10 @@ static int run_once(struct compare *c, char **env, int cold, const char *out_pat
         fprintf(stderr, "iohint compare: cannot create files in %s: %s\n", c->tmp, strerror(errno));
         return -1;
     }
+    /* (Checked regular at the start; something else put there since,
+     * a device or a directory, is not the command's output: left alone.) */
     for (int i = 0; i < c->noutputs; i++)
-        if (unlink(c->outputs[i]) < 0 && errno != ENOENT)
+        if (!not_regular(c->outputs[i]) && unlink(c->outputs[i]) < 0 && errno != ENOENT)
             fprintf(stderr, "iohint compare: warning: cannot remove %s before the run: %s\n",
                     c->outputs[i], strerror(errno));
 
@@ -1694,6 +1705,17 @@ static int parse_args(struct compare *c, int argc, char **argv)
         fprintf(stderr, "iohint compare: --drop-caches needs root (or use --cold alone: "
                         "posix_fadvise per file)\n");
         return -1;
+    }
+    /* Each -o FILE is removed before every run: only a regular file, or
+     * none yet. As root, -o /dev/null removed the device, and every program
+     * of the machine then wrote into a file of that name (found 2026-11-28). */
+    for (int i = 0; i < c->noutputs; i++) {
+        if (not_regular(c->outputs[i])) {
+            fprintf(stderr, "iohint compare: -o %s: not a regular file (-o names a file the "
+                            "command writes, removed before every run and compared after)\n",
+                    c->outputs[i]);
+            return -1;
+        }
     }
     if (c->input && access(c->input, R_OK) < 0) {
         fprintf(stderr, "iohint compare: --input %s: %s\n", c->input, strerror(errno));

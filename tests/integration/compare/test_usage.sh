@@ -58,6 +58,14 @@ usage_error noauto_policy_file "noauto.policy line 2: 'class' rules act only und
     -p auto -p "$T/noauto.policy" -- "${run_cmd[@]}"
 usage_error prefetch_range "prefetch distance 1 out of range" -- -p prefetch=1 -- "${run_cmd[@]}"
 
+# -o names a file the command writes, removed before every run: anything but
+# a regular file is refused and left alone (as root, -o /dev/null removed the
+# device). A FIFO here, not /dev/null: the old code removed what it was given.
+mkfifo "$T/fifo"
+usage_error output_not_regular "-o $T/fifo: not a regular file" -- -o "$T/fifo" -- "${run_cmd[@]}"
+[[ -p $T/fifo ]] || fail "-o FIFO: the FIFO was removed"
+CASES=$((CASES + 1))
+
 # The command not found is an error (1), not a usage error.
 rc=0
 "$IOHINT" compare -q -n 1 -- "$T/no-such-program" >"$T/nf.out" 2>"$T/nf.err" || rc=$?
