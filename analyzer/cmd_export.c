@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -159,6 +160,10 @@ int ioh_cmd_export(int argc, char **argv)
         fprintf(stderr, "iohint export: %s: %s\n", output, strerror(errno));
         return 1;
     }
+    /* A failed export removes its half-written output: only a regular
+     * file (as root, -o /dev/null and a bad trace would remove the device). */
+    struct stat ost;
+    int output_regular = output && fstat(fileno(out), &ost) == 0 && S_ISREG(ost.st_mode);
     if (map && !(mapf = fopen(map, "w"))) {
         fprintf(stderr, "iohint export: %s: %s\n", map, strerror(errno));
         if (output)
@@ -182,7 +187,7 @@ int ioh_cmd_export(int argc, char **argv)
     }
     if (rc < 0) {
         fprintf(stderr, "iohint export: %s\n", err);
-        if (output)
+        if (output_regular)
             unlink(output);
         return 1;
     }

@@ -91,6 +91,21 @@ PY
 [[ $bad == 0 ]] || fail "--data-only kept $bad other events (or none at all)"
 CASES=$((CASES + 1))
 
+# A failed export removes its half-written output, but only a regular file:
+# as root, -o /dev/null and a bad trace removed the device. A device node of
+# our own here (root only), not /dev/null: the old code removed it.
+mkdir "$T/bad" && head -c 4096 /dev/urandom >"$T/bad/prog.1.1.iohtrace"
+if mknod "$T/null" c 1 3 2>/dev/null; then
+    rc=0
+    "$IOHINT" export -q -f csv -o "$T/null" "$T/bad" 2>"$T/bad.err" || rc=$?
+    [[ $rc -eq 1 ]] || { show "$T/bad.err"; fail "export of a bad trace: exit status $rc, expected 1"; }
+    [[ -c $T/null ]] || fail "export of a bad trace removed the device node given as -o"
+    CASES=$((CASES + 1))
+fi
+"$IOHINT" export -q -f csv -o "$T/half.csv" "$T/bad" 2>/dev/null && fail "export of a bad trace succeeded"
+[[ ! -e $T/half.csv ]] || fail "export of a bad trace left its half-written output"
+CASES=$((CASES + 1))
+
 # An option the format ignores is a usage error naming it (exit 2), and a
 # bad size names its option.
 for args in "-f fio --data-only" "-f perfetto --stdio-buffer 4k" "-f csv --max-request 1M" \
