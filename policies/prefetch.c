@@ -97,11 +97,20 @@ int ioh_prefetch_hint_works(uint32_t fs_type)
 
 /* The number in a sysfs file. Its descriptor has, for an instant, a number
  * of the program's table: read only while the process has one thread (the
- * caller). Signals stay open: a sandbox that traps openat with seccomp
- * serves it in its SIGSYS handler, and with SIGSYS blocked the kernel kills
- * the process instead (review, 2026-11-27). */
+ * caller), with the program's signal handlers kept out meanwhile (a
+ * handler that opened a file there got a number one higher than without
+ * the shim; review, 2026-11-28). Not SIGSYS: a sandbox that traps openat
+ * with seccomp serves it in its SIGSYS handler, and with SIGSYS blocked the
+ * kernel kills the process instead (review, 2026-11-27); nor the signals a
+ * fault raises, which blocked would kill it too. */
 static uint64_t read_kb_file(const char *path)
 {
+    uint64_t keep_open = 0;
+    int sync_sigs[] = {SIGSYS, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP};
+    for (unsigned i = 0; i < sizeof sync_sigs / sizeof sync_sigs[0]; i++)
+        keep_open |= 1ull << (sync_sigs[i] - 1);
+    uint64_t block = ~keep_open, saved = 0;
+    long masked = ioh_raw4(SYS_rt_sigprocmask, SIG_BLOCK, &block, &saved, 8);
     long fd = ioh_raw_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
     char buf[32];
     long n = -1;
@@ -109,6 +118,8 @@ static uint64_t read_kb_file(const char *path)
         n = ioh_raw_pread((int)fd, buf, sizeof buf - 1, 0);
         ioh_raw_close((int)fd);
     }
+    if (masked == 0)
+        ioh_raw4(SYS_rt_sigprocmask, SIG_SETMASK, &saved, NULL, 8);
     uint64_t kb = 0;
     for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
         kb = kb * 10 + (uint64_t)(buf[i] - '0');

@@ -47,6 +47,17 @@ for k in 0 1 2 3 4 5 6 7; do
     ! dump_has 'fd=-1 .* ret=1 ' "$TRACE" || fail "forksignal.$k: a pipe read recorded with the handler's fd -1"
 done
 
+# A handler that opens a file while the program opens one (progs/sigopen.c)
+# gets the numbers it gets without the shim: traced, the shim's own sysfs
+# read of the device's read-ahead at that open kept the handler out of one
+# (review). Only where the file's device names its read-ahead in sysfs.
+if [[ $(device_ra_kb "$f") -gt 0 ]]; then
+    for round in 1 2 3; do
+        same_output "sigopen.$round" -- "$PROGS/sigopen" "$f"
+        grep -qx ok "$T/sigopen.$round/shim.out" || fail "sigopen.$round: $(cat "$T/sigopen.$round/shim.out")"
+    done
+fi
+
 # Not required, but say whether the nesting path was exercised at all.
 nested=$("$IOHINT" dump "$T"/sigread.*/trace | grep -c ' nested' || true)
 note "$nested handler reads interrupted the shim's own read wrapper"
