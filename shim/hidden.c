@@ -225,9 +225,18 @@ int ioh_hidden_is(int fd)
     return 0;
 }
 
-void ioh_hidden_relocate(int fd, int from)
+/* Whether the program's dup2/dup3 onto fd fails with EBADF for fd's
+ * number: at or above the soft limit (lowered since ours went there). */
+static int past_limit(int fd)
 {
-    if (fd < 0 || from == fd)
+    struct { unsigned long long cur, max; } lim;
+    return ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim) == 0 &&
+           (unsigned long long)fd >= lim.cur;
+}
+
+void ioh_hidden_relocate(int fd, int from, int flags)
+{
+    if (fd < 0 || from == fd || (flags & ~O_CLOEXEC))
         return;
     for (int i = 0; i < slots(); i++) {
         struct slot *s = &g_slot[i];
@@ -243,7 +252,7 @@ void ioh_hidden_relocate(int fd, int from)
          * leaves fd as it is: moved, ours would leave a copy there that
          * its close then closed (review, 2026-11-28). */
         if (atomic_load(&s->used) && atomic_load(&s->cur) == fd + 1 &&
-            ioh_raw2(SYS_fcntl, from, F_GETFD) >= 0) {
+            ioh_raw2(SYS_fcntl, from, F_GETFD) >= 0 && !past_limit(fd)) {
             /* Above the floor; if every number there is taken, any free one
              * (the program's next open then gets another number than
              * without the shim, which is better than our owner using the
@@ -260,6 +269,15 @@ void ioh_hidden_relocate(int fd, int from)
         ioh_spin_unlock(&s->lock);
         ioh_signals_restore(&saved);
         return;
+    }
+}
+
+void ioh_hidden_forget(int fd)
+{
+    for (int i = 0; i < slots(); i++) {
+        int want = fd + 1;
+        if (atomic_load(&g_slot[i].used))
+            atomic_compare_exchange_strong(&g_slot[i].cur, &want, 0);
     }
 }
 

@@ -75,12 +75,18 @@ void ioh_hidden_close(int h);
  * it fails with EBADF, as without the shim). */
 int ioh_hidden_is(int fd);
 
-/* The program is about to dup2/dup3 `from` onto fd: if a hidden
- * descriptor is there, move it first (or lose it, with no number free).
- * Not when the program's call will fail or do nothing without closing fd
- * (`from` not open, or fd itself): the copy left at fd would be the
- * program's to see. */
-void ioh_hidden_relocate(int fd, int from);
+/* The program is about to dup2/dup3 `from` onto fd (`flags`: dup3's, 0
+ * for dup2): if a hidden descriptor is there, move it first (or lose it,
+ * with no number free). Not when the program's call will fail or do
+ * nothing without closing fd (`from` not open or fd itself, flags dup3
+ * refuses, fd at or above the soft limit of descriptors): the copy left at
+ * fd would be the program's to see. */
+void ioh_hidden_relocate(int fd, int from, int flags);
+
+/* The program's dup2/dup3 onto fd, after the shim stopped (no relocation
+ * then), closed whatever hidden descriptor was there: the number is the
+ * program's now, and its close must reach it. Memory only. */
+void ioh_hidden_forget(int fd);
 
 /* libunwind's slot given the number fd (while ioh_tls.unwinding), or -1. */
 int ioh_hidden_unwind_find(int fd);

@@ -1644,8 +1644,9 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
      * descriptors are not used any more, the program's dup2 may close
      * them, and moving one is a prlimit64 and an fcntl that a seccomp
      * filter of the program's may kill it for (review). */
-    if (which != 1 && atomic_load(&ioh_mode) != IOH_MODE_FINISHED)
-        ioh_hidden_relocate(newfd, oldfd);
+    int stopped = atomic_load(&ioh_mode) == IOH_MODE_FINISHED;
+    if (which != 1 && !stopped)
+        ioh_hidden_relocate(newfd, oldfd, which == 3 ? flags : 0);
     /* dup2/dup3 take newfd from the description it had (see fdtab.h). */
     struct ioh_fdent *rb = watch && which != 1 ? ioh_fd_rebind_begin(newfd) : NULL;
     if (which == 1)
@@ -1656,6 +1657,14 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
     else
         r = ioh_real.dup3 ? ioh_real.dup3(oldfd, newfd, flags)
                           : (int)raw_result(ioh_raw3(SYS_dup3, oldfd, newfd, flags));
+    /* Stopped, ours was not moved: the program's call closed it, and the
+     * number is the program's, for its close to reach (its close of it
+     * failed with EBADF and left it open; review). */
+    if (stopped && which != 1 && r == newfd) {
+        int e = errno;
+        ioh_hidden_forget(newfd);
+        errno = e;
+    }
     if (!watch)
         return r;
     return dup_done(oldfd, r, errno, rb, &c, caller);

@@ -60,7 +60,7 @@ static int now_of(int h)
  * first, then the program's dup2 runs. */
 static void program_dup2(int from, int to)
 {
-    ioh_hidden_relocate(to, from);
+    ioh_hidden_relocate(to, from, 0);
     if (dup2(from, to) != to)
         _exit(99);
 }
@@ -118,11 +118,22 @@ static void a_dup2_that_fails_moves_nothing(void **state)
         while (fcntl(bad, F_GETFD) >= 0)
             bad--;                                       /* a number not open */
         int count = open_count();
-        ioh_hidden_relocate(cur, bad);
+        ioh_hidden_relocate(cur, bad, 0);
         CHECK(dup2(bad, cur) == -1 && errno == EBADF, 12);
         CHECK(now_of(h) == cur && open_count() == count, 13);
-        ioh_hidden_relocate(cur, cur);
+        ioh_hidden_relocate(cur, cur, 0);
         CHECK(now_of(h) == cur && open_count() == count, 14);
+        int prog = open(g_path, O_RDONLY);
+        ioh_hidden_relocate(cur, prog, O_NONBLOCK);            /* dup3: EINVAL */
+        CHECK(dup3(prog, cur, O_NONBLOCK) == -1 && errno == EINVAL, 15);
+        CHECK(now_of(h) == cur && open_count() == count + 1, 16);
+        struct rlimit lim;
+        CHECK(getrlimit(RLIMIT_NOFILE, &lim) == 0, 17);
+        lim.rlim_cur = (rlim_t)cur;                             /* ours now past it */
+        CHECK(setrlimit(RLIMIT_NOFILE, &lim) == 0, 18);
+        ioh_hidden_relocate(cur, prog, 0);
+        CHECK(dup2(prog, cur) == -1 && errno == EBADF, 19);
+        CHECK(now_of(h) == cur && open_count() == count + 1, 20);
     });
 }
 

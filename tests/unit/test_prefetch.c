@@ -130,7 +130,7 @@ static void *dup2_racer(void *arg)
     struct racer *r = arg;
     atomic_store(&r->started, 1);
     while (!atomic_load(&r->stop)) {
-        ioh_hidden_relocate(r->to, r->prog);   /* what the shim's dup2 wrapper does first */
+        ioh_hidden_relocate(r->to, r->prog, 0);   /* what the shim's dup2 wrapper does first */
         if (dup2(r->prog, r->to) != r->to)
             continue;
         if (lseek(r->to, 0, SEEK_CUR) != 0)

@@ -26,9 +26,10 @@
  *   probe    only asks whether filters exist (prctl with no filter:
  *            EFAULT), installs none: the shim goes on
  *   dup2     as prctl, then dup2s the file onto every number from 60 to 99
- *            (run under ulimit -n 100, traced with call sites: the shim's
- *            own descriptors are among them; review: its move of them,
- *            a prlimit64 and an fcntl, met the filter) */
+ *            and closes it there (run under ulimit -n 100, traced with call
+ *            sites: the shim's own descriptors are among them; review: its
+ *            move of them, a prlimit64 and an fcntl, met the filter; then,
+ *            not moved, the close of the program's number failed) */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
@@ -137,7 +138,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "dup2"))
         for (int k = 60; k < 100; k++)
-            if (dup2(fd, k) != k)
+            if (dup2(fd, k) != k || close(k) != 0)
                 return 3;
     /* Small reads as well (coalesced under the policies that serve from
      * blocks), then large ones. */
