@@ -168,6 +168,8 @@ struct ioh_an_effect {
     uint64_t syscalls;          /* read calls that reached the kernel */
     uint64_t fetched;           /* bytes brought from storage */
     uint64_t unused;            /* of those, bytes no read ever used (page granularity) */
+    uint64_t copied;            /* bytes read into coalescing blocks: each is copied
+                                   twice, into the block and out to the program */
     double   hit_rate;          /* hits / reads */
     double   cost_ns;           /* the model's time estimate (docs/analyze.md) */
 };

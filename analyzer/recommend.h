@@ -99,6 +99,7 @@ struct ioh__counts {
     uint64_t syscalls;          /* beyond one per read replayed (the coalescing
                                    models count theirs instead) */
     uint64_t fetched;           /* bytes */
+    uint64_t copied;            /* bytes read into coalescing blocks (copied twice) */
 };
 
 /* Per file. */
@@ -143,8 +144,8 @@ struct ioh__models {
      * (counted once, like the program's). */
     bool     willneed_on;
     uint64_t willneed_requests, willneed_fetched;
-    double   acc[IOH_AN_MODELS][5];  /* scaled hits, misses, requests, syscalls, fetched
-                                        of finished periods */
+    double   acc[IOH_AN_MODELS][6];  /* scaled hits, misses, requests, syscalls, fetched,
+                                        copied of finished periods */
     double   raw_fetched[IOH_AN_MODELS];  /* fetched bytes as replayed (to scale unused) */
     double   acc_reads;         /* reads the finished periods account for */
 
