@@ -111,8 +111,10 @@ int ioh_cmd_analyze(int argc, char **argv)
         case 'a': ro.all = true; break;
         case 's': stats = 1; break;
         case 'r':
-            if (parse_u32(optarg, &v) < 0 || v == 0 || v > (1u << 22)) {
-                fprintf(stderr, "iohint analyze: --ra-kb wants 1..4194304, not '%s'\n", optarg);
+            /* 0 is a device setting too (read_ahead_kb 0); below a page
+             * the models fetch the page a read asks for, as the kernel. */
+            if (parse_u32(optarg, &v) < 0 || v > (1u << 22)) {
+                fprintf(stderr, "iohint analyze: --ra-kb wants 0..4194304, not '%s'\n", optarg);
                 return 2;
             }
             params.ra_bytes = (uint64_t)v * 1024;

@@ -1201,9 +1201,9 @@ static void reason(const struct ioh_an_params *p, const struct ioh_an_file *f,
             say(r, "a doubled read-ahead window serves the same reads in fewer, larger requests");
         break;
     case IOH_AN_M_RANDOM:
-        ioh_format_size(b->unused, s1, sizeof s1);
+        ioh__human_bytes(b->unused, s1, sizeof s1);
         say(r,
-                 "read-ahead fetches %s B that no read uses; without it only the pages read are fetched",
+                 "read-ahead fetches %s that no read uses; without it only the pages read are fetched",
                  s1);
         break;
     case IOH_AN_M_WILLNEED:

@@ -327,19 +327,47 @@ static const char *ra_origin(enum ioh_an_ra_source s)
 /* The read-ahead the models took: one line for the run when every file read
  * had the same (and from the same source), else a count per value here and
  * a line in each file's block (print_file). Returns whether they differ. */
-static bool print_readahead(FILE *o, const struct ioh_analysis *an)
+/* The read-ahead the most files read were modelled with (the first such
+ * file's, on a tie); *same of *files share it. Not the first file's: tar's
+ * header named /proc/filesystems' 128 KiB "for 1 of 4001 files read", the
+ * other 4,000 at 8 MiB (a tester). */
+static const struct ioh_an_file *commonest_readahead(const struct ioh_analysis *an,
+                                                     uint32_t *same, uint32_t *files)
 {
-    const struct ioh_an_file *first = NULL;
-    uint32_t files = 0, same = 0;
+    /* A few values at most (one per device, and the defaults): counted
+     * in a small table; past its size a value is not a candidate. */
+    enum { KINDS = 32 };
+    const struct ioh_an_file *kind[KINDS];
+    uint32_t count[KINDS], nkinds = 0;
+    *files = 0;
     for (uint32_t i = 0; i < an->nfiles; i++) {
         const struct ioh_an_file *f = &an->files[i];
         if (!f->m.reads)
             continue;
-        if (!first)
-            first = f;
-        files++;
-        same += f->ra_bytes == first->ra_bytes && f->ra_source == first->ra_source;
+        ++*files;
+        uint32_t k = 0;
+        while (k < nkinds && (kind[k]->ra_bytes != f->ra_bytes || kind[k]->ra_source != f->ra_source))
+            k++;
+        if (k == nkinds) {
+            if (nkinds == KINDS)
+                continue;
+            kind[nkinds] = f;
+            count[nkinds++] = 0;
+        }
+        count[k]++;
     }
+    uint32_t best = 0;
+    for (uint32_t k = 1; k < nkinds; k++)
+        if (count[k] > count[best])
+            best = k;
+    *same = nkinds ? count[best] : 0;
+    return nkinds ? kind[best] : NULL;
+}
+
+static bool print_readahead(FILE *o, const struct ioh_analysis *an)
+{
+    uint32_t files, same;
+    const struct ioh_an_file *first = commonest_readahead(an, &same, &files);
     if (!first)
         return false;
     char b[32];
@@ -350,8 +378,8 @@ static bool print_readahead(FILE *o, const struct ioh_analysis *an)
                     ? " (--ra-kb KB sets it)" : "");
         return false;
     }
-    fprintf(o, "  models assume each file's read-ahead: %s for %u of %u files read (%s); "
-               "the others' in their blocks\n",
+    fprintf(o, "  models assume each file's read-ahead: %s for %u of %u files read, %s; "
+               "the others' where they are listed\n",
             bytes(b, sizeof b, first->ra_bytes), same, files, ra_origin(first->ra_source));
     return true;
 }
@@ -527,8 +555,9 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
      * processes (found by a tester). */
     if (an->untraced)
         fprintf(o, "  note: %s more process%s ran untraced, to keep IOHINT_TRACE_RESERVE free "
-                   "on the traces' filesystem (*.untraced): their reads are not here\n",
-                num(b1, sizeof b1, an->untraced), an->untraced == 1 ? "" : "es");
+                   "on the traces' filesystem (*.untraced): %s reads are not here\n",
+                num(b1, sizeof b1, an->untraced), an->untraced == 1 ? "" : "es",
+                an->untraced == 1 ? "its" : "their");
     bool ra_differs = print_readahead(o, an);
 
     shown_max = opts && opts->top ? opts->top : UINT32_MAX;

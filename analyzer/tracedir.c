@@ -43,7 +43,11 @@ int ioh_trace_dir_list(const char *dir, const char *who, char ***names_out, size
     int rc = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (has_suffix(e->d_name, ".untraced"))
+        /* A mark is an empty regular file the shim made (shim/trace.c,
+         * drop_new_file), not a directory or whatever else a user named so
+         * (a review counted notes.untraced and a directory). */
+        if (has_suffix(e->d_name, ".untraced") &&
+            (e->d_type == DT_REG || e->d_type == DT_UNKNOWN))
             marks++;
         if (!has_suffix(e->d_name, ".iohtrace"))
             continue;
