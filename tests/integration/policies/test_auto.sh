@@ -104,8 +104,12 @@ grep -Eq 'auto decisions [1-9]' "$T/stdin.stats" ||
 LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto,keep-hints IOHINT_STATS=1 \
     "$EX/wrong_hint" --hint random "$T/stream.bin" >"$T/keep.out" 2>"$T/keep.stats"
 cmp -s "$T/keep.want" "$T/keep.out" || { show "$T/keep.out"; fail "keep-hints: output differs"; }
-grep -Eq 'overridden 0, auto decisions [12], reads let go unseen [1-9][0-9]{3}$' "$T/keep.stats" ||
-    { show "$T/keep.stats"; fail "keep-hints: expected the hint kept, 1-2 decisions and over 1,000 reads let go"; }
+# (Under load a cached read can wait past auto's slow line, and the lane
+# close and look-ahead that follow cost a decision and some unseen reads:
+# 2 decisions and 819 unseen once, during a full suite beside a build.
+# Unsettled, it took ~45 decisions and let none go.)
+grep -Eq 'overridden 0, auto decisions [1-3], reads let go unseen ([5-9][0-9]{2}|[1-9][0-9]{3})$' "$T/keep.stats" ||
+    { show "$T/keep.stats"; fail "keep-hints: expected the hint kept, 1-3 decisions and over 500 reads let go"; }
 CASES=$((CASES + 2))
 
 # Seed 004's trap: the program says RANDOM and reads sequentially. auto
@@ -195,9 +199,12 @@ if strace -qq -o /dev/null true 2>/dev/null; then
     # A WILLNEED fetches at most max(the device's largest request, the
     # read-ahead) from where it starts: a 2 MiB piece fetched 1280 KiB of
     # each 2 MiB on a loop device (review). The worker's pieces are 1 MiB
-    # where the device's read-ahead is not known to reach 2 MiB (-p
-    # willneed learns none), and they cover the file.
+    # where the device's read-ahead does not reach 2 MiB (the worker learns
+    # it with its first request), 2 MiB where it does, and they cover the
+    # file.
     head -c $((8 << 20)) /dev/urandom >"$T/wn.bin"
+    piece=$((1 << 20))
+    [[ $(device_ra_kb "$T/wn.bin") -ge 2048 ]] && piece=$((2 << 20))
     strace -ff -qq -e trace=fadvise64 -o "$T/wn.st" -E LD_PRELOAD="$IOHINT_LIB" \
         -E IOHINT_POLICY=willneed "$EX/wrong_hint" --hint none "$T/wn.bin" >"$T/wn.out" ||
         fail "willneed pieces: the program failed"
@@ -205,10 +212,10 @@ if strace -qq -o /dev/null true 2>/dev/null; then
     total=0 big=0
     for n in $lens; do
         total=$((total + n))
-        ((n > 1 << 20)) && big=$((big + 1))
+        ((n > piece)) && big=$((big + 1))
     done
     [[ $big -eq 0 && $total -ge $((8 << 20)) ]] ||
-        { cat "$T/wn.st".* >&2; fail "willneed pieces: $big larger than 1 MiB, $total bytes asked of 8 MiB"; }
+        { cat "$T/wn.st".* >&2; fail "willneed pieces: $big larger than $piece bytes, $total bytes asked of 8 MiB"; }
     CASES=$((CASES + 1))
 else
     note "strace cannot run here: the wrong-hint override and WILLNEED piece checks are skipped"
