@@ -2053,6 +2053,8 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
         const struct ioh_an_stream *s = &an->streams[f->streams[i]];
         f->shared_reads += s->shared_reads;      /* read by read: count_kind */
         f->stdio_reads += s->stdio_reads;
+        if ((s->open_flags & O_ACCMODE) != O_RDONLY)
+            f->writable_reads += s->m.reads;
     }
     ioh__models_effects(&fs->models, f->effects);
     f->model_sample = ioh__models_sampled(&fs->models);

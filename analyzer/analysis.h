@@ -251,6 +251,8 @@ struct ioh_an_file {
                                    (flag SHARED: coalescing cannot serve their read()s) */
     uint64_t stdio_reads;       /* reads made through stdio (fread, fgets,
                                    getline, getc, fscanf: glibc buffers them already) */
+    uint64_t writable_reads;    /* reads through descriptions opened for writing too
+                                   (O_RDWR: the shim keeps no block for them) */
     uint64_t granule;           /* bytes per footprint bit at the end */
     double   reread_ratio;      /* 1 - footprint / bytes: share of bytes read again */
     uint64_t mmaps;             /* mmap calls on it (page faults are not traced) */

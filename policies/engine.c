@@ -820,8 +820,11 @@ static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
      * reaches as far as ours, the look-ahead stops, as auto_actions would
      * have decided knowing it (`awk < file`: 1.70x slower than no shim with
      * it, on this VM's 8 MiB read-ahead disk). */
+    /* Only auto's own sequential look-ahead: a strided one and a class
+     * rule's are given whatever the device's read-ahead (review). */
     if (pf->is_auto && !pf->dev_ra_asked && how == IOH_PF_WILLNEED &&
-        pf->app_hint != POSIX_FADV_RANDOM) {
+        pf->app_hint != POSIX_FADV_RANDOM && pf->decided == IOH_CLS_SEQUENTIAL &&
+        !g.spec.class_rules) {
         learn_device_readahead(pf, 0);
         if (pf->dev_ra >= pf->act.prefetch_distance) {
             pf->act.flags &= ~(uint32_t)IOH_ACT_PREFETCH;
