@@ -101,8 +101,11 @@ CASES=$((CASES + 1))
     >"$T/hot.out" 2>"$T/hot.err" || { show "$T/hot.err"; fail "--hot run failed"; }
 # warm-up, timed, warm-up, timed ...: 2 rounds x 2 variants x 2 runs.
 [[ $(wc -l <"$T/hot.log") -eq 8 ]] || { show "$T/hot.log"; fail "--hot: expected 8 runs"; }
-awk 'NR % 2 == 0 && $1 != '"$((16 << 20))"' { bad = 1 } END { exit bad }' "$T/hot.log" ||
-    { show "$T/hot.log"; fail "--hot: a timed run started with its input not fully cached"; }
+# (All but a few pages: once a timed run found 9 pages of 4,096 gone after
+# its warm-up, during a full suite beside a build; this machine's memory
+# is reclaimed by its host at times. Without the warm-up, none is cached.)
+awk 'NR % 2 == 0 && $1 < '"$((15 << 20))"' { bad = 1 } END { exit bad }' "$T/hot.log" ||
+    { show "$T/hot.log"; fail "--hot: a timed run started with its input not cached"; }
 CASES=$((CASES + 1))
 
 # 5. --drop-caches (the whole machine's cache: opt-in).
