@@ -2031,6 +2031,21 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
         f->drift_per_read = d[fs->nws / 2];
         f->drift_per_sec = ds[fs->nws / 2];
     }
+    /* A windowed or sparse class whose main phase's evidence has no window
+     * (it came from a look the detector took without one, phases.h):
+     * the file's own window measure stands in, not "within 0 B (0.0% of
+     * the file), drifting +0 B per read" (a tester, files of several
+     * phases; the HTML, which reads the samples, said 18.3 MiB). */
+    if ((f->cls == IOH_CLS_WINDOWED || f->cls == IOH_CLS_SPARSE) && f->detail.window == 0 &&
+        f->window_samples) {
+        uint64_t extent = ioh_an_file_extent(f);
+        f->detail.window = f->window_median;
+        f->detail.window_ratio = extent ? (double)f->window_median / (double)extent : 0.0;
+        f->detail.drift_per_read = f->drift_per_read;
+        f->detail.drift_per_sec = f->drift_per_sec;
+        if (!f->detail.window_reads)
+            f->detail.window_reads = IOH_CLS_RING;
+    }
 
     /* Sites: most bytes first; top_by_reads orders them by reads. */
     for (uint32_t i = 1; i < f->nsites; i++)
