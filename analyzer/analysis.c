@@ -35,6 +35,8 @@
 struct topk {
     int64_t val[IOH_AN_TOPK];
     uint64_t cnt[IOH_AN_TOPK];
+    uint64_t err[IOH_AN_TOPK];    /* of cnt, inherited from the evicted value:
+                                     cnt - err of the reads are surely val */
     uint32_t n, last;
     /* The least count when the full table was last scanned, and which
      * entries had it (bit i). Counts only grow, so the entries that still
@@ -780,6 +782,7 @@ static __attribute__((noinline)) void topk_add_slow(struct topk *t, int64_t v)
     if (n < IOH_AN_TOPK) {
         t->val[n] = v;
         t->cnt[n] = 1;
+        t->err[n] = 0;
         t->last = n;
         t->n = n + 1;
         t->tags |= tag << (8 * n);
@@ -802,6 +805,7 @@ static __attribute__((noinline)) void topk_add_slow(struct topk *t, int64_t v)
     }
     const uint32_t min = (uint32_t)__builtin_ctz(m);
     t->val[min] = v;
+    t->err[min] = t->cnt[min];
     t->cnt[min]++;
     t->last = min;
     t->least_set = m & (m - 1);
@@ -817,13 +821,18 @@ static inline void topk_add(struct topk *t, int64_t v)
     topk_add_slow(t, v);
 }
 
-/* The table as (value, count) pairs, for the report. */
+/* The table as (value, count) pairs, for the report: the counts each
+ * value surely has (its space-saving count less what it inherited), not
+ * the upper bounds, which a value that arrived late inherited from the
+ * ones it evicted: among 95,651 reads of varied sizes, 322 B "13%"
+ * (11,957) for 26 reads of it (found by a tester). Exact for a value that
+ * never was evicted-in, as in any file with at most 8 sizes. */
 static void topk_export(const struct topk *t, struct ioh_an_count *out)
 {
     memset(out, 0, IOH_AN_TOPK * sizeof *out);
     for (uint32_t i = 0; i < t->n; i++) {
         out[i].value = t->val[i];
-        out[i].count = t->cnt[i];
+        out[i].count = t->cnt[i] - t->err[i];
     }
 }
 

@@ -140,6 +140,12 @@ static const char *top_size_text(char *buf, size_t len, const struct ioh_an_file
     }
     char b[32];
     size_t o = 0;
+    /* The counts are those each size surely has (analysis.c, topk_export):
+     * with no size in 5% of the reads, none is worth naming. */
+    if (share(f->top_sizes[0].count, f->m.reads) < 5) {
+        snprintf(buf, len, "varied (no size in 5%% of the reads)");
+        return buf;
+    }
     for (uint32_t i = 0; i < f->ntop_sizes && i < 3; i++) {
         double s = share(f->top_sizes[i].count, f->m.reads);
         if (i && s < 5)
