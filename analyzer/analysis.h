@@ -214,6 +214,11 @@ struct ioh_an_recommendation {
     int64_t  syscalls_saved;    /* baseline.syscalls - predicted.syscalls */
     double   speedup;           /* baseline.cost_ns / predicted.cost_ns */
     char     reason[384];       /* one line: why this policy */
+    /* baseline.cost_ns over the time the traced reads took (m.busy_ns),
+     * when a policy is recommended and that is 2 or more (and over 1 ms
+     * apart): the model thought the reads slower as they are than the trace
+     * shows them, so the speed-up it predicts is in doubt; 0 otherwise. */
+    double   model_vs_trace;
 };
 
 /* Where a file's read-ahead (ioh_an_file.ra_bytes) came from. */

@@ -818,6 +818,11 @@ static void file_row(FILE *o, const struct ioh_an_file *f, size_t rank, bool lin
         fprintf(o, " <span class=\"sub\">(model: %.2fx less time inside this file's reads, "
                    "which took %s)</span>",
                 f->rec.speedup, duration(d, sizeof d, (double)f->m.busy_ns));
+    if (f->rec.model_vs_trace > 0)
+        fprintf(o, " <span class=\"sub\">(in doubt: the models put these reads as they are at "
+                   "%.1fx what they took in the trace; measure it with iohint compare --cold)"
+                   "</span>",
+                f->rec.model_vs_trace);
     fputs("</td></tr>\n", o);
 }
 

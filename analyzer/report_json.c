@@ -460,6 +460,7 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     i_(w, "requests_saved", r->requests_saved);
     i_(w, "syscalls_saved", r->syscalls_saved);
     d_(w, "speedup", r->speedup);
+    d_(w, "model_vs_trace", r->model_vs_trace);
     effect(w, "baseline", &r->baseline);
     effect(w, "predicted", &r->predicted);
     end_obj(w);

@@ -416,6 +416,11 @@ static void print_effect_line(FILE *o, const struct ioh_analysis *an, const stru
                "the run %s)\n",
             bytes(b3, sizeof b3, b->unused), bytes(b4, sizeof b4, p->unused), r->speedup,
             secs(b5, sizeof b5, f->m.busy_ns), secs(b6, sizeof b6, an->t1 - an->t0));
+    if (r->model_vs_trace > 0)
+        fprintf(o, "  %-11s  the models put these reads as they are at %s, %.1fx what they took "
+                   "in the trace: the kernel read ahead more than modelled, or the traced run "
+                   "found the file cached; measure it (iohint compare --cold)\n",
+                "in doubt", secs(b5, sizeof b5, (uint64_t)b->cost_ns), r->model_vs_trace);
 }
 
 static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_an_file *f,
