@@ -183,8 +183,13 @@ struct index_table {
     uint64_t mask, used;
 };
 
+/* Read-ahead recorded per device, by any path record (a few devices). */
+#define RA_DEVICES 32
+
 struct ioh__analysis_state {
     struct index_table files, sites, pairs;
+    uint64_t ra_dev[RA_DEVICES], ra_dev_bytes[RA_DEVICES];
+    uint32_t nra_dev;
     uint64_t *pair_keys;            /* (file << 32 | proc) per pairs entry */
     uint64_t npair_keys, cap_pair_keys;
     uint64_t *site_hash;            /* per site */
@@ -628,6 +633,17 @@ const char *ioh_an_ra_source_name(enum ioh_an_ra_source s)
 static void note_readahead(struct ioh_analysis *an, struct ioh_an_file *f, uint32_t proc,
                            const struct ioh_rec_path *p)
 {
+    struct ioh__analysis_state *st = an->state;
+    if (p->ra_kb != IOH_RA_UNKNOWN) {
+        uint32_t i = 0;
+        while (i < st->nra_dev && st->ra_dev[i] != p->dev)
+            i++;
+        if (i == st->nra_dev && i < RA_DEVICES) {
+            st->ra_dev[i] = p->dev;
+            st->ra_dev_bytes[i] = (uint64_t)p->ra_kb * 1024;
+            st->nra_dev++;
+        }
+    }
     if (an->params.ra_forced || f->ra_source == IOH_AN_RA_TRACE || f->state)
         return;
     if (p->ra_kb != IOH_RA_UNKNOWN) {
@@ -2186,6 +2202,18 @@ int ioh_analysis_finish(struct ioh_analysis *an)
     for (uint32_t i = 0; i < an->nfiles; i++)
         if (an->files[i].state && an->files[i].state->step_n)
             step_flush(an, &an->files[i], an->files[i].state);
+    /* A file modelled with the default read-ahead whose device another
+     * record gave one, too late for its models: said, with the --ra-kb
+     * that would take it (a review: `sh -c 'threaded F; cat F'` took the
+     * default, the same traces in the other order 8 MiB). */
+    for (uint32_t i = 0; i < an->nfiles; i++) {
+        struct ioh_an_file *f = &an->files[i];
+        if (an->params.ra_forced || f->ra_source == IOH_AN_RA_TRACE || !f->m.reads)
+            continue;
+        for (uint32_t k = 0; k < an->state->nra_dev; k++)
+            if (an->state->ra_dev[k] == f->dev && an->state->ra_dev_bytes[k] != f->ra_bytes)
+                f->ra_device = an->state->ra_dev_bytes[k];
+    }
     /* A file with models but no read (a WILLNEED, then mmap or nothing)
      * is reported as any file never read. */
     for (uint32_t i = 0; i < an->nfiles; i++)

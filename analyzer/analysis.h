@@ -249,6 +249,11 @@ struct ioh_an_file {
      * there), else params.ra_bytes; and where it came from. */
     uint64_t ra_bytes;
     enum ioh_an_ra_source ra_source;
+    /* Not from its trace (unknown, old, the default): the read-ahead that
+     * another path record, of any process, recorded for its device, when
+     * that differs from ra_bytes (it came after the models had started:
+     * a threaded process or an old trace read the file first); else 0. */
+    uint64_t ra_device;
 
     struct ioh_an_metrics m;
     uint64_t footprint;         /* distinct bytes read (at bitmap granularity, see granule) */

@@ -262,6 +262,7 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     u_(w, "processes", f->processes);
     u_(w, "ra_bytes", f->ra_bytes);
     s_(w, "ra_source", ioh_an_ra_source_name(f->ra_source));
+    u_(w, "ra_device_later", f->ra_device);
     arr_inline(w, "streams");
     for (uint32_t i = 0; i < f->nstreams; i++)
         u_(w, NULL, f->streams[i]);

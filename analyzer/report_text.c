@@ -376,6 +376,21 @@ static bool print_readahead(FILE *o, const struct ioh_analysis *an)
     const struct ioh_an_file *first = commonest_readahead(an, &same, &files);
     if (!first)
         return false;
+    uint32_t late = 0;
+    uint64_t late_bytes = 0;
+    for (uint32_t i = 0; i < an->nfiles; i++)
+        if (an->files[i].ra_device) {
+            late++;
+            late_bytes = an->files[i].ra_device;
+        }
+    if (late) {
+        char b[32];
+        fprintf(o, "  note: the models took the default read-ahead for %u file%s whose device a "
+                   "later trace recorded at %s (the first process to read %s could not record "
+                   "it, or its trace is older); --ra-kb %" PRIu64 " models that\n",
+                late, late == 1 ? "" : "s", bytes(b, sizeof b, late_bytes),
+                late == 1 ? "it" : "them", late_bytes / 1024);
+    }
     char b[32];
     if (same == files) {
         fprintf(o, "  models assume a read-ahead of %s, %s%s\n",

@@ -50,6 +50,20 @@ json=$(analyze_json "$T/var" --ra-kb 256)
 grep -q '"ra_bytes": 262144,$' <<<"$json" && grep -q '"ra_source": "option"' <<<"$json" ||
     fail "--ra-kb 256: the models did not take it"
 
+# A process with a thread reads the file first (it records no read-ahead:
+# one thread only), then cat (which does): the models started with the
+# default, and the report says what a later trace recorded and the --ra-kb
+# that models it (a review: the order of the traces decided silently).
+if [[ $want -gt 0 && $want -ne 128 ]]; then
+    CASES=$((CASES + 1))
+    "$IOHINT" run -q -o "$T/late" -- sh -c '"$1" "$2" >/dev/null; cat "$2" >/dev/null' sh \
+        "$PROGS/thread_first" "$f"
+    "$IOHINT" analyze "$T/late" 2>/dev/null | grep -q "a later trace recorded at .*--ra-kb $want models that" || {
+        "$IOHINT" analyze "$T/late" >&2
+        fail "a file first read by a threaded process: no note of the read-ahead recorded later"
+    }
+fi
+
 # tmpfs names no bdi: unknown in the trace, the default in the report.
 if [[ -d /dev/shm && $(stat -f -c %T /dev/shm) == tmpfs ]]; then
     CASES=$((CASES + 1))
