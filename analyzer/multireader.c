@@ -29,6 +29,9 @@ struct ioh_multireader {
     uint64_t bytes;
     int multihost;
     size_t untraced;                /* *.untraced marks in the directories */
+    size_t ninputs;                 /* traces and directories given */
+    size_t marks_only_msg_dirs;     /* directories of marks alone, and the message */
+    char marks_only_msg[512];       /* of the last (said if nothing else is there) */
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -94,8 +97,18 @@ static int add_dir(struct ioh_multireader *mr, const char *dir, char *err, size_
     char **names;
     size_t n;
     /* Its one user is analyze, whose warnings say so (docs/analyze.md). */
-    size_t marks;
-    if (ioh_trace_dir_list(dir, "iohint analyze", &names, &n, &marks, err, errlen) < 0)
+    size_t marks = 0;
+    int listed = ioh_trace_dir_list(dir, "iohint analyze", &names, &n, &marks, err, errlen);
+    /* A directory of marks alone, beside others: its processes are counted
+     * untraced, and the others analyzed (one such directory failed the
+     * whole analysis; a review). Alone, its message stands. */
+    if (listed == -ENOENT && marks > 0 && mr->ninputs > 1) {
+        mr->untraced += marks;
+        mr->marks_only_msg_dirs++;
+        snprintf(mr->marks_only_msg, sizeof mr->marks_only_msg, "%s", err);
+        return 0;
+    }
+    if (listed < 0)
         return -1;
     mr->untraced += marks;
     int rc = 0;
@@ -136,6 +149,7 @@ int ioh_multireader_open(const char *const *inputs, size_t ninputs, struct ioh_m
     struct ioh_multireader *mr = calloc(1, sizeof *mr);
     if (!mr)
         return fail(err, errlen, "out of memory");
+    mr->ninputs = ninputs;
     for (size_t i = 0; i < ninputs; i++) {
         struct stat st;
         int rc;
@@ -149,8 +163,11 @@ int ioh_multireader_open(const char *const *inputs, size_t ninputs, struct ioh_m
         }
     }
     if (mr->n == 0) {
+        int marks_only = mr->marks_only_msg_dirs > 0;
+        if (marks_only)
+            snprintf(err, errlen, "%s", mr->marks_only_msg);
         ioh_multireader_close(mr);
-        return fail(err, errlen, "no traces given");
+        return marks_only ? -1 : fail(err, errlen, "no traces given");
     }
     const char *host0 = ioh_reader_host(mr->src[0].r);
     for (size_t i = 1; i < mr->n; i++)
