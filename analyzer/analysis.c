@@ -646,9 +646,16 @@ static void note_readahead(struct ioh_analysis *an, struct ioh_an_file *f, uint3
     }
     if (an->params.ra_forced || f->ra_source == IOH_AN_RA_TRACE || f->state)
         return;
-    if (p->ra_kb != IOH_RA_UNKNOWN) {
+    uint64_t kb = p->ra_kb;
+    /* None in this record (a threaded process, an older trace): the one an
+     * earlier record gave the device, if any (a review: the note said "a
+     * later trace" of one that came first). */
+    for (uint32_t i = 0; kb == IOH_RA_UNKNOWN && i < st->nra_dev; i++)
+        if (st->ra_dev[i] == p->dev)
+            kb = st->ra_dev_bytes[i] / 1024;
+    if (kb != IOH_RA_UNKNOWN) {
         f->ra_source = IOH_AN_RA_TRACE;
-        f->ra_bytes = (uint64_t)p->ra_kb * 1024 < IOH_PAGE ? IOH_PAGE : (uint64_t)p->ra_kb * 1024;
+        f->ra_bytes = kb * 1024 < IOH_PAGE ? IOH_PAGE : kb * 1024;
     } else if (an->processes[proc].trace_version >= 4) {
         f->ra_source = IOH_AN_RA_UNKNOWN;
     }
@@ -2211,8 +2218,11 @@ int ioh_analysis_finish(struct ioh_analysis *an)
         if (an->params.ra_forced || f->ra_source == IOH_AN_RA_TRACE || !f->m.reads)
             continue;
         for (uint32_t k = 0; k < an->state->nra_dev; k++)
-            if (an->state->ra_dev[k] == f->dev && an->state->ra_dev_bytes[k] != f->ra_bytes)
-                f->ra_device = an->state->ra_dev_bytes[k];
+            if (an->state->ra_dev[k] == f->dev &&
+                (an->state->ra_dev_bytes[k] < IOH_PAGE ? IOH_PAGE : an->state->ra_dev_bytes[k]) !=
+                    f->ra_bytes)
+                f->ra_device = an->state->ra_dev_bytes[k] < IOH_PAGE ? IOH_PAGE
+                                                                    : an->state->ra_dev_bytes[k];
     }
     /* A file with models but no read (a WILLNEED, then mmap or nothing)
      * is reported as any file never read. */

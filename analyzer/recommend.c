@@ -1443,7 +1443,13 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
      * predicted, 1.31x slower measured; a tester), or the traced run found
      * the file cached: the report says so beside the prediction. */
     const double traced = (double)f->m.busy_ns;
-    if (best != IOH_AN_M_DEFAULT && traced > 0 && base >= 2 * traced && base - traced > 1e6)
+    /* Not for a trace made under a policy that acted on the file: its
+     * reads were sped up by it, not by the kernel (a review). */
+    uint64_t acted = f->applied.served_reads + f->applied.prefetch_bytes;
+    for (int k = 0; k < 9; k++)
+        acted += f->applied.actions[k];
+    if (best != IOH_AN_M_DEFAULT && traced > 0 && base >= 2 * traced && base - traced > 1e6 &&
+        !acted)
         r->model_vs_trace = base / traced;
     reason(p, f, r);
     /* Said only when coalescing is what would have been recommended. */

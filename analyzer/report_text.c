@@ -141,9 +141,11 @@ static const char *top_size_text(char *buf, size_t len, const struct ioh_an_file
     char b[32];
     size_t o = 0;
     /* The counts are those each size surely has (analysis.c, topk_export):
-     * with no size in 5% of the reads, none is worth naming. */
+     * with none surely in 5% of the reads, none is named. That happens
+     * only past 8 sizes, where it may also be for want of counters: 9 sizes
+     * in turn, 11% each, all count 1 (a review); said so. */
     if (share(f->top_sizes[0].count, f->m.reads) < 5) {
-        snprintf(buf, len, "varied (no size in 5%% of the reads)");
+        snprintf(buf, len, "varied (more than 8 sizes: none counted surely in 5%% of the reads)");
         return buf;
     }
     for (uint32_t i = 0; i < f->ntop_sizes && i < 3; i++) {
@@ -378,18 +380,25 @@ static bool print_readahead(FILE *o, const struct ioh_analysis *an)
         return false;
     uint32_t late = 0;
     uint64_t late_bytes = 0;
+    bool late_same = true;
     for (uint32_t i = 0; i < an->nfiles; i++)
         if (an->files[i].ra_device) {
+            late_same = late_same && (!late || an->files[i].ra_device == late_bytes);
             late++;
             late_bytes = an->files[i].ra_device;
         }
-    if (late) {
+    if (late && late_same) {
         char b[32];
         fprintf(o, "  note: the models took the default read-ahead for %u file%s whose device a "
                    "later trace recorded at %s (the first process to read %s could not record "
-                   "it, or its trace is older); --ra-kb %" PRIu64 " models that\n",
+                   "it, or its trace is older); --ra-kb %" PRIu64 " models that for every file\n",
                 late, late == 1 ? "" : "s", bytes(b, sizeof b, late_bytes),
                 late == 1 ? "it" : "them", late_bytes / 1024);
+    } else if (late) {
+        fprintf(o, "  note: the models took the default read-ahead for %u files whose devices "
+                   "later traces recorded (the first processes to read them could not record "
+                   "it, or their traces are older): --json gives each file's ra_device_later\n",
+                late);
     }
     char b[32];
     if (same == files) {
