@@ -64,6 +64,24 @@ if [[ $want -gt 0 && $want -ne 128 ]]; then
     }
 fi
 
+# The other order, and another file on the device: cat records it first,
+# and the threaded process's file takes the device's value (the note said
+# "a later trace" of it; a review).
+if [[ $want -gt 0 ]]; then
+    CASES=$((CASES + 1))
+    head -c 65536 /dev/urandom >"$vt/other"
+    "$IOHINT" run -q -o "$T/early" -- sh -c 'cat "$2" >/dev/null; "$1" "$3" >/dev/null' sh \
+        "$PROGS/thread_first" "$f" "$vt/other"
+    analyze_json "$T/early" >"$T/early.json"
+    python3 - "$T/early.json" "$vt/other" $((want * 1024)) <<'PY' || { grep -E '"path"|ra_' "$T/early.json" >&2; fail "a file read by a threaded process after cat read its device: not the device's read-ahead"; }
+import json, sys
+files = {f["path"]: f for f in json.load(open(sys.argv[1]))["files"]}
+sys.argv = sys.argv[1:]
+f = files[sys.argv[1]]
+assert f["ra_source"] == "trace" and f["ra_bytes"] == int(sys.argv[2]) and f["ra_device_later"] == 0, f
+PY
+fi
+
 # tmpfs names no bdi: unknown in the trace, the default in the report.
 if [[ -d /dev/shm && $(stat -f -c %T /dev/shm) == tmpfs ]]; then
     CASES=$((CASES + 1))
