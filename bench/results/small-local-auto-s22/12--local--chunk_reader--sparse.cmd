@@ -1,0 +1,1 @@
+/work/main/build-rel/analyzer/iohint compare --cold -n 15 -p auto --json -- /work/main/build-rel/examples/chunk_reader --io pread /var/tmp/iohint-data/small/bytes.bin /var/tmp/iohint-data/small/chunks-sparse.txt
