@@ -2077,6 +2077,7 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
         f->detail.drift_per_sec = f->drift_per_sec;
         if (!f->detail.window_reads)
             f->detail.window_reads = IOH_CLS_RING;
+        f->window_whole = true;
     }
 
     /* Sites: most bytes first; top_by_reads orders them by reads. */

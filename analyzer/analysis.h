@@ -254,6 +254,9 @@ struct ioh_an_file {
      * that differs from ra_bytes (it came after the models had started:
      * a threaded process or an old trace read the file first); else 0. */
     uint64_t ra_device;
+    /* The class's window evidence is the whole file's window median (its
+     * main phase's evidence had none: analysis.c), not the phase's. */
+    bool     window_whole;
 
     struct ioh_an_metrics m;
     uint64_t footprint;         /* distinct bytes read (at bitmap granularity, see granule) */

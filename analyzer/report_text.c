@@ -235,8 +235,9 @@ static void print_class(FILE *o, const struct ioh_an_file *f)
      * (tail -n: "100% of steps go backward" over 50% backward steps). */
     if (f->nphases > 1 && f->cls != IOH_CLS_UNKNOWN) {
         const struct ioh_cls_phase *ph = &f->phases[f->main_phase];
-        fprintf(o, ", in the main phase (%s of %s reads)", num(b1, sizeof b1, ph->reads),
-                num(b2, sizeof b2, f->m.reads));
+        fprintf(o, ", in the main phase (%s of %s reads%s)", num(b1, sizeof b1, ph->reads),
+                num(b2, sizeof b2, f->m.reads),
+                f->window_whole ? "; the window is the whole file's median" : "");
     }
     if (f->small)
         fprintf(o, " [small: %.0f%% of requests < %s]", 100 * d->frac_small,
