@@ -183,7 +183,8 @@ struct index_table {
     uint64_t mask, used;
 };
 
-/* Read-ahead recorded per device, by any path record (a few devices). */
+/* Read-ahead recorded per device, by any path record (a few devices),
+ * in bytes as the models take it (a page at least). */
 #define RA_DEVICES 32
 
 struct ioh__analysis_state {
@@ -626,6 +627,16 @@ const char *ioh_an_ra_source_name(enum ioh_an_ra_source s)
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
 }
 
+/* The read-ahead a record gave dev so far, in bytes (a page at least), or
+ * 0 if none. */
+static uint64_t device_readahead(const struct ioh__analysis_state *st, uint64_t dev)
+{
+    for (uint32_t i = 0; i < st->nra_dev; i++)
+        if (st->ra_dev[i] == dev)
+            return st->ra_dev_bytes[i];
+    return 0;
+}
+
 /* An announcement of f by process proc: the read-ahead its device had, if
  * the trace recorded it. The first recorded value holds, and only until
  * the file's models start (its first read or hint): they replay every read
@@ -634,28 +645,22 @@ static void note_readahead(struct ioh_analysis *an, struct ioh_an_file *f, uint3
                            const struct ioh_rec_path *p)
 {
     struct ioh__analysis_state *st = an->state;
-    if (p->ra_kb != IOH_RA_UNKNOWN) {
-        uint32_t i = 0;
-        while (i < st->nra_dev && st->ra_dev[i] != p->dev)
-            i++;
-        if (i == st->nra_dev && i < RA_DEVICES) {
-            st->ra_dev[i] = p->dev;
-            st->ra_dev_bytes[i] = (uint64_t)p->ra_kb * 1024;
-            st->nra_dev++;
-        }
+    /* This record's (a page at least: the models' unit), else (a threaded
+     * process, an older trace) the one an earlier record gave the device,
+     * if any (a review: the note said "a later trace" of one that came
+     * first). */
+    uint64_t bytes = (uint64_t)p->ra_kb * 1024 < IOH_PAGE ? IOH_PAGE : (uint64_t)p->ra_kb * 1024;
+    if (p->ra_kb == IOH_RA_UNKNOWN) {
+        bytes = device_readahead(st, p->dev);
+    } else if (!device_readahead(st, p->dev) && st->nra_dev < RA_DEVICES) {
+        st->ra_dev[st->nra_dev] = p->dev;
+        st->ra_dev_bytes[st->nra_dev++] = bytes;
     }
     if (an->params.ra_forced || f->ra_source == IOH_AN_RA_TRACE || f->state)
         return;
-    uint64_t kb = p->ra_kb;
-    /* None in this record (a threaded process, an older trace): the one an
-     * earlier record gave the device, if any (a review: the note said "a
-     * later trace" of one that came first). */
-    for (uint32_t i = 0; kb == IOH_RA_UNKNOWN && i < st->nra_dev; i++)
-        if (st->ra_dev[i] == p->dev)
-            kb = st->ra_dev_bytes[i] / 1024;
-    if (kb != IOH_RA_UNKNOWN) {
+    if (bytes) {
         f->ra_source = IOH_AN_RA_TRACE;
-        f->ra_bytes = kb * 1024 < IOH_PAGE ? IOH_PAGE : kb * 1024;
+        f->ra_bytes = bytes;
     } else if (an->processes[proc].trace_version >= 4) {
         f->ra_source = IOH_AN_RA_UNKNOWN;
     }
@@ -2218,12 +2223,9 @@ int ioh_analysis_finish(struct ioh_analysis *an)
         struct ioh_an_file *f = &an->files[i];
         if (an->params.ra_forced || f->ra_source == IOH_AN_RA_TRACE || !f->m.reads)
             continue;
-        for (uint32_t k = 0; k < an->state->nra_dev; k++)
-            if (an->state->ra_dev[k] == f->dev &&
-                (an->state->ra_dev_bytes[k] < IOH_PAGE ? IOH_PAGE : an->state->ra_dev_bytes[k]) !=
-                    f->ra_bytes)
-                f->ra_device = an->state->ra_dev_bytes[k] < IOH_PAGE ? IOH_PAGE
-                                                                    : an->state->ra_dev_bytes[k];
+        uint64_t bytes = device_readahead(an->state, f->dev);
+        if (bytes && bytes != f->ra_bytes)
+            f->ra_device = bytes;
     }
     /* A file with models but no read (a WILLNEED, then mmap or nothing)
      * is reported as any file never read. */
