@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -30,6 +31,14 @@ struct slot {
 IOH_STARTUP_DATA static _Atomic int g_used;
 static struct slot g_slot[SLOTS];
 
+/* The process's soft limit of descriptors, or `unknown` if it cannot be
+ * read (raw: no wrapper, errno kept). */
+static unsigned long long nofile_soft(unsigned long long unknown)
+{
+    struct { unsigned long long cur, max; } lim;
+    return ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim) == 0 ? lim.cur : unknown;
+}
+
 /* Where hidden descriptors go: 128 numbers below the limit (leaving those
  * to programs that dup2 to a high number of their own: bash's 255), 4096 at
  * most; under a limit of 256 or less, the top quarter (at a limit of 100,
@@ -37,9 +46,8 @@ static struct slot g_slot[SLOTS];
  * hidden at 128 or less). */
 static long hide_floor(void)
 {
-    struct { unsigned long long cur, max; } lim = {1024, 1024};
-    ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim);
-    long cur = lim.cur > 4096 + 128 ? 4096 + 128 : (long)lim.cur;
+    unsigned long long soft = nofile_soft(1024);
+    long cur = soft > 4096 + 128 ? 4096 + 128 : (long)soft;
     return cur > 256 ? cur - 128 : cur - cur / 4;
 }
 
@@ -229,9 +237,7 @@ int ioh_hidden_is(int fd)
  * number: at or above the soft limit (lowered since ours went there). */
 static int past_limit(int fd)
 {
-    struct { unsigned long long cur, max; } lim;
-    return ioh_raw4(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim) == 0 &&
-           (unsigned long long)fd >= lim.cur;
+    return (unsigned long long)fd >= nofile_soft(ULLONG_MAX);
 }
 
 void ioh_hidden_relocate(int fd, int from, int flags)
