@@ -814,14 +814,14 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
 static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t end,
                       enum ioh_prefetch_how how)
 {
-    /* auto's look-ahead, given because the device's read-ahead was not
-     * known (auto_actions; not after a RANDOM we override): the worker learns
-     * it with the first request (prefetch.c, learn_readahead); where it
-     * reaches as far as ours, the look-ahead stops, as auto_actions would
-     * have decided knowing it (`awk < file`: 1.70x slower than no shim with
-     * it, on this VM's 8 MiB read-ahead disk). */
-    /* Only auto's own sequential look-ahead: a strided one and a class
-     * rule's are given whatever the device's read-ahead (review). */
+    /* auto's own sequential look-ahead, given because the device's
+     * read-ahead was not known (auto_actions; not after a RANDOM we
+     * override): the worker learns it with the first request (prefetch.c,
+     * learn_readahead); where it reaches as far as ours, the look-ahead
+     * stops, as auto_actions would have decided knowing it (`awk < file`:
+     * 1.70x slower than no shim with it, on this VM's 8 MiB read-ahead
+     * disk). Not a strided one or a class rule's, given whatever the
+     * device's read-ahead (review). */
     if (pf->is_auto && !pf->dev_ra_asked && how == IOH_PF_WILLNEED &&
         pf->app_hint != POSIX_FADV_RANDOM && pf->decided == IOH_CLS_SEQUENTIAL &&
         !g.spec.class_rules) {

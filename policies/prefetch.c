@@ -105,11 +105,11 @@ int ioh_prefetch_hint_works(uint32_t fs_type)
  * fault raises, which blocked would kill it too. */
 static uint64_t read_kb_file(const char *path)
 {
-    uint64_t keep_open = 0;
-    int sync_sigs[] = {SIGSYS, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP};
-    for (unsigned i = 0; i < sizeof sync_sigs / sizeof sync_sigs[0]; i++)
-        keep_open |= 1ull << (sync_sigs[i] - 1);
-    uint64_t block = ~keep_open, saved = 0;
+#define SIG_BIT(s) (1ull << ((s) - 1))
+    uint64_t block = ~(SIG_BIT(SIGSYS) | SIG_BIT(SIGSEGV) | SIG_BIT(SIGBUS) | SIG_BIT(SIGILL) |
+                       SIG_BIT(SIGFPE) | SIG_BIT(SIGTRAP)),
+             saved = 0;
+#undef SIG_BIT
     long masked = ioh_raw4(SYS_rt_sigprocmask, SIG_BLOCK, &block, &saved, 8);
     long fd = ioh_raw_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
     char buf[32];
