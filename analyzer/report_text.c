@@ -333,9 +333,6 @@ static const char *ra_origin(enum ioh_an_ra_source s)
     }
 }
 
-/* The read-ahead the models took: one line for the run when every file read
- * had the same (and from the same source), else a count per value here and
- * a line in each file's block (print_file). Returns whether they differ. */
 /* The read-ahead the most files read were modelled with (the first such
  * file's, on a tie); *same of *files share it. Not the first file's: tar's
  * header named /proc/filesystems' 128 KiB "for 1 of 4001 files read", the
@@ -373,11 +370,15 @@ static const struct ioh_an_file *commonest_readahead(const struct ioh_analysis *
     return nkinds ? kind[best] : NULL;
 }
 
+/* The read-ahead the models took: one line for the run when every file read
+ * had the same (and from the same source), else the commonest here and a
+ * line in each file's block (print_file); a note for files whose device a
+ * later trace recorded. Returns whether the files' values differ. */
 static bool print_readahead(FILE *o, const struct ioh_analysis *an)
 {
     uint32_t files, same;
-    const struct ioh_an_file *first = commonest_readahead(an, &same, &files);
-    if (!first)
+    const struct ioh_an_file *common = commonest_readahead(an, &same, &files);
+    if (!common)
         return false;
     uint32_t late = 0;
     uint64_t late_bytes = 0;
@@ -404,14 +405,14 @@ static bool print_readahead(FILE *o, const struct ioh_analysis *an)
     char b[32];
     if (same == files) {
         fprintf(o, "  models assume a read-ahead of %s, %s%s\n",
-                bytes(b, sizeof b, first->ra_bytes), ra_origin(first->ra_source),
-                first->ra_source == IOH_AN_RA_UNKNOWN || first->ra_source == IOH_AN_RA_OLD_TRACE
+                bytes(b, sizeof b, common->ra_bytes), ra_origin(common->ra_source),
+                common->ra_source == IOH_AN_RA_UNKNOWN || common->ra_source == IOH_AN_RA_OLD_TRACE
                     ? " (--ra-kb KB sets it)" : "");
         return false;
     }
     fprintf(o, "  models assume each file's read-ahead: %s for %u of %u files read, %s; "
                "the others' where they are listed\n",
-            bytes(b, sizeof b, first->ra_bytes), same, files, ra_origin(first->ra_source));
+            bytes(b, sizeof b, common->ra_bytes), same, files, ra_origin(common->ra_source));
     return true;
 }
 
