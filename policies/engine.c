@@ -105,6 +105,10 @@ struct ioh_pol_file {
     uint64_t run_len;              /* ... and how long it is */
     uint64_t pf_dist;              /* current look-ahead, ramps up */
     int64_t pf_lo, pf_hi;          /* the prefetched window */
+    int64_t back_lo, back_hi;      /* reverse: [back_lo, back_hi) asked below the
+                                      reader's run (lookbehind); back_hi 0: none */
+    int64_t back_at;               /* ... where that run's last read began */
+    uint64_t back_run;             /* ... and how long the run is */
     int64_t win_start;             /* the reader's window (classifier), */
     uint64_t win_len;              /* 0 until a decision measured one */
     int64_t stride;                /* strided: the jump */
@@ -692,6 +696,16 @@ static uint32_t auto_actions(const struct ioh_cls_result *r, int slow, const str
         if (pf->app_hint == POSIX_FADV_SEQUENTIAL)
             a |= IOH_ACT_NORMAL;
         break;
+    case IOH_CLS_REVERSE:
+        /* The kernel reads ahead forward only: each read of a file read
+         * backwards (tac) waited for storage, and auto did nothing (tac of
+         * 100 MB, local disk, cold, 3 runs: 1.31 s with or without auto,
+         * 0.31 s with the whole file WILLNEED'd at open). A look-behind
+         * (lookbehind) where WILLNEED works; on FUSE/NFS the worker would
+         * read through a descriptor of its own, not measured. */
+        if (slow && pf->pf_how == IOH_PF_WILLNEED)
+            a |= IOH_ACT_PREFETCH;
+        break;
     default:
         break;
     }
@@ -788,6 +802,8 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
         ioh_shim_record_action(fd, o, IOH_PACT_DECIDE, 0, (uint64_t)r.cls, next);
     }
     pf->decided = (int)r.cls;
+    if (r.cls != IOH_CLS_REVERSE)
+        pf->back_lo = pf->back_hi = 0, pf->back_run = 0;
     if (r.cls == IOH_CLS_STRIDED)
         pf->stride = r.stride;
     follow_window(pf, &r);
@@ -846,6 +862,51 @@ static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
         return;
     if (ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from), how) == 0) {
         pf->pf_end = to;
+        pf->pf_bytes += (uint64_t)(to - from);
+        ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
+    }
+    if (pf->pf_dist < pf->act.prefetch_distance)
+        pf->pf_dist *= 2;
+    if (pf->pf_dist > pf->act.prefetch_distance)
+        pf->pf_dist = pf->act.prefetch_distance;
+}
+
+/* Reverse: keep [off - distance, off) asked below a reader going backwards,
+ * in steps of at least half the distance, the distance ramping up as the
+ * look-ahead's does (lookahead.h), mirrored: along one backward run, a read
+ * that ends where the last one began (within IOH_LOOKAHEAD_GAP) continuing
+ * it, and only once the run holds IOH_LOOKAHEAD_RUN_MIN bytes, so that a
+ * reader stepping backwards over gaps (sparse, in descending order) is not
+ * given the whole file below it. */
+static void lookbehind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t off,
+                       int64_t end, enum ioh_prefetch_how how)
+{
+    int cont = pf->back_run > 0 && end <= pf->back_at + (int64_t)IOH_LOOKAHEAD_GAP &&
+               end + (int64_t)IOH_LOOKAHEAD_GAP >= pf->back_at;
+    pf->back_at = off;
+    if (!cont) {
+        pf->back_run = 0;
+        pf->back_lo = pf->back_hi = 0;
+        pf->pf_dist = 0;
+    }
+    pf->back_run += (uint64_t)(end - off);
+    if (pf->back_run < IOH_LOOKAHEAD_RUN_MIN)
+        return;
+    if (pf->back_hi == 0)
+        pf->back_lo = pf->back_hi = off;
+    if (!pf->pf_dist)
+        pf->pf_dist = pf->act.prefetch_distance < IOH_LOOKAHEAD_FIRST ? pf->act.prefetch_distance
+                                                                        : IOH_LOOKAHEAD_FIRST;
+    uint64_t dist = pf->pf_dist;
+    if (off - pf->back_lo > (int64_t)dist / 2)
+        return;
+    int64_t from = off - (int64_t)dist, to = pf->back_lo;
+    if (from < 0)
+        from = 0;
+    if (to <= from)
+        return;
+    if (ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from), how) == 0) {
+        pf->back_lo = from;
         pf->pf_bytes += (uint64_t)(to - from);
         ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
     }
@@ -959,8 +1020,9 @@ static void prefetch_account(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf,
     if (!pf->pf_bytes)
         return;
     pf->pf_reads++;
-    int hit = (off >= pf->pf_lo && end <= pf->pf_hi) || (end <= pf->pf_end && off >= 0 &&
-                                                         pf->pf_end > 0);
+    int hit = (off >= pf->pf_lo && end <= pf->pf_hi) ||
+              (end <= pf->pf_end && off >= 0 && pf->pf_end > 0) ||
+              (off >= pf->back_lo && end <= pf->back_hi);
     pf->pf_hits += (uint64_t)hit;
     atomic_fetch_add_explicit(&g.pf_reads, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&g.pf_hits, (uint64_t)hit, memory_order_relaxed);
@@ -1268,7 +1330,8 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             pf->run_len += (uint64_t)(end - from);
         } else {
             pf->run_len = (uint64_t)ret;
-            if (pf->decided != IOH_CLS_STRIDED) {   /* strides jump on purpose */
+            /* strides jump on purpose, a reverse stream at every read */
+            if (pf->decided != IOH_CLS_STRIDED && pf->decided != IOH_CLS_REVERSE) {
                 pf->pf_end = 0;
                 pf->pf_dist = 0;
             }
@@ -1279,6 +1342,9 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
         if (a & IOH_ACT_PREFETCH) {
             if (pf->decided == IOH_CLS_STRIDED)
                 strides(fd, o, pf, off, (uint64_t)ret);
+            else if (pf->decided == IOH_CLS_REVERSE)
+                lookbehind(fd, o, pf, off, end,
+                           pf->pf_how == IOH_PF_READ ? IOH_PF_READ_SEQ : IOH_PF_WILLNEED);
             else if (pf->run_len >= IOH_LOOKAHEAD_RUN_MIN)
                 /* Along one sequential stream: in order (a disk serves
                  * that best; 32 racing reads look random to it). */
