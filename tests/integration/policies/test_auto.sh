@@ -21,7 +21,9 @@
 #     prefetch at all (their interleaved reads look windowed or sequential;
 #     prefetching their span fetched the whole file for a part of it);
 #   - a strided reader on storage as fast as an NVMe drive (slowfs, no delay
-#     added) gets its look-ahead at once: its reads reached storage.
+#     added) gets its look-ahead at once: its reads reached storage;
+#   - (local, slowfs) a file read backwards (tac) gets a look-behind; a
+#     reader stepping backwards over gaps does not.
 # Slow storage is slowfs with 1 ms per request; skipped (77) without it.
 source "$(dirname "$0")/../lib.sh"
 
@@ -84,10 +86,11 @@ fi
 # A file read backwards (tac): the kernel reads ahead forward only, so auto
 # keeps the bytes below the reader asked for (engine.c, lookbehind; tac of
 # 100 MB cold: 1.05 s, 236 ms under auto). A reader stepping backwards over
-# gaps (4 KiB every 64 KiB, descending; the classifier counts a backward
+# gaps (4 KiB every 16 KiB, descending; the classifier counts a backward
 # stride as reverse too) is not given the file below it. Cold, on a device
-# where WILLNEED works; skipped on tmpfs, whose reads are never slow.
-evict() {
+# where WILLNEED works; skipped on tmpfs, whose reads are never slow. (On
+# slowfs, where the worker reads instead: below.)
+evict_disk() {
     sync "$1"
     /usr/bin/python3 -c 'import os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
@@ -95,7 +98,7 @@ fd = os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV
 if [[ $(device_ra_kb "$T/stream.bin") -gt 0 ]]; then
     head -c $((32 << 20)) /dev/urandom >"$T/rev.bin"
     tac "$T/rev.bin" | cksum >"$T/rev.want"
-    evict "$T/rev.bin"
+    evict_disk "$T/rev.bin"
     LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
         tac "$T/rev.bin" 2>"$T/rev.stats" | cksum >"$T/rev.out"
     cmp -s "$T/rev.want" "$T/rev.out" || fail "reverse: output differs"
@@ -104,21 +107,32 @@ if [[ $(device_ra_kb "$T/stream.bin") -gt 0 ]]; then
     [[ $of -gt 0 && $((2 * hit)) -ge $of ]] ||
         { show "$T/rev.stats"; fail "reverse: tac's reads were not served from what auto fetched below them ($hit of $of)"; }
     CASES=$((CASES + 2))
-    /usr/bin/python3 -c 'import os, sys, zlib
+    # The effect, not the engine's bookkeeping: 8 KiB reads from the top
+    # down to the middle, then the program stops; what is cached below the
+    # middle was fetched for it (without the shim: nothing, 16 MiB cached).
+    evict_disk "$T/rev.bin"
+    LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto /usr/bin/python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for off in range((32 << 20) - 8192, (16 << 20) - 1, -8192):
+    os.pread(fd, 8192, off)' "$T/rev.bin"
+    cached=$(fincore --bytes --noheadings --output RES "$T/rev.bin")
+    [[ $cached -ge $((18 << 20)) ]] ||
+        { fail "reverse: $cached bytes cached after reading the top 16 MiB backwards (18 MiB or more expected: the look-behind fetched nothing below)"; }
+    CASES=$((CASES + 1))
+    # 4 KiB every 16 KiB downwards: 2,048 reads, none continuing the last.
+    gaps='import os, sys, zlib
 fd = os.open(sys.argv[1], os.O_RDONLY); c = 0
-for off in range((32 << 20) - 4096, -1, -(64 << 10)):
+for off in range((32 << 20) - 4096, -1, -(16 << 10)):
     c = zlib.crc32(os.pread(fd, 4096, off), c)
-print(c)' "$T/rev.bin" >"$T/revgap.want"
-    evict "$T/rev.bin"
-    LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 /usr/bin/python3 -c 'import os, sys, zlib
-fd = os.open(sys.argv[1], os.O_RDONLY); c = 0
-for off in range((32 << 20) - 4096, -1, -(64 << 10)):
-    c = zlib.crc32(os.pread(fd, 4096, off), c)
-print(c)' "$T/rev.bin" >"$T/revgap.out" 2>"$T/revgap.stats"
+print(c)'
+    /usr/bin/python3 -c "$gaps" "$T/rev.bin" >"$T/revgap.want"
+    evict_disk "$T/rev.bin"
+    LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 /usr/bin/python3 -c "$gaps" "$T/rev.bin" \
+        >"$T/revgap.out" 2>"$T/revgap.stats"
     cmp -s "$T/revgap.want" "$T/revgap.out" || fail "reverse with gaps: output differs"
     asked=$(sed -n 's/.*stats: prefetch: [0-9]* requests, \([0-9]*\) bytes asked for.*/\1/p' "$T/revgap.stats")
     [[ ${asked:-0} -le $((1 << 20)) ]] ||
-        { show "$T/revgap.stats"; fail "reverse with gaps: auto fetched $asked bytes for 2 MiB read 4 KiB in 64"; }
+        { show "$T/revgap.stats"; fail "reverse with gaps: auto fetched $asked bytes for 8 MiB read 4 KiB in 16"; }
     CASES=$((CASES + 2))
 else
     note "the test directory is on tmpfs: reverse cases skipped"
@@ -642,6 +656,22 @@ first=$(awk '/bytes\.bin/ && / pread / { n++ } / action=decide / { print n; exit
 CASES=$((CASES + 1))
 grep -q 'auto chose window for windowed' "$T/windowed-auto.applied" ||
     { show "$T/windowed-auto.analyze"; fail "windowed-auto: auto did not choose window"; }
+
+# tac on slowfs: the worker reads the bytes below the reader through a
+# descriptor of its own (WILLNEED does nothing on FUSE); most of tac's reads
+# are served from them (8 MB on the net preset: 1.43 s -> 0.13 s).
+tac "$T/src/bytes.bin" | cksum >"$T/rev-fuse.want"
+evict "$mnt/bytes.bin"
+LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
+    tac "$mnt/bytes.bin" 2>"$T/rev-fuse.stats" | cksum >"$T/rev-fuse.out"
+cmp -s "$T/rev-fuse.want" "$T/rev-fuse.out" || fail "reverse on slowfs: output differs"
+hits=$(sed -n 's/.*reads in prefetched ranges \([0-9]*\) of \([0-9]*\),.*/\1 \2/p' "$T/rev-fuse.stats")
+read -r hit of <<<"${hits:-0 0}"
+[[ $of -gt 0 && $((2 * hit)) -ge $of ]] ||
+    { show "$T/rev-fuse.stats"; fail "reverse on slowfs: tac's reads were not served from what the worker read below them ($hit of $of)"; }
+grep -Eq 'bytes the worker read itself [1-9]' "$T/rev-fuse.stats" ||
+    { show "$T/rev-fuse.stats"; fail "reverse on slowfs: the worker read nothing itself"; }
+CASES=$((CASES + 2))
 
 run threads auto -- "$EX/index_reader" --threads 4 -k 300 "$mnt/blocks.dat" "$T/src/blocks.idx"
 ! grep -q 'prefetched' "$T/threads.applied" ||
