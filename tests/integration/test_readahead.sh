@@ -33,7 +33,8 @@ if [[ $want -gt 0 ]]; then
     json=$(analyze_json "$T/var")
     grep -q "\"ra_bytes\": $((want * 1024)),\$" <<<"$json" && grep -q '"ra_source": "trace"' <<<"$json" ||
         { echo "$json" | grep ra_ >&2; fail "$f: analyze did not take the recorded $want KiB"; }
-    "$IOHINT" analyze "$T/var" 2>/dev/null | grep -q "models assume a read-ahead of .*, as recorded in the trace" ||
+    "$IOHINT" analyze "$T/var" >"$T/var.txt" 2>/dev/null
+    grep -q "models assume a read-ahead of .*, as recorded in the trace" "$T/var.txt" ||
         fail "$f: the text report does not say the read-ahead was recorded"
 else
     [[ $got == unknown ]] || fail "$f: no sysfs read-ahead here, yet the trace records '$got'"
@@ -58,8 +59,9 @@ if [[ $want -gt 0 && $want -ne 128 ]]; then
     CASES=$((CASES + 1))
     "$IOHINT" run -q -o "$T/late" -- sh -c '"$1" "$2" >/dev/null; cat "$2" >/dev/null' sh \
         "$PROGS/thread_first" "$f"
-    "$IOHINT" analyze "$T/late" 2>/dev/null | grep -q "a later trace recorded at .*--ra-kb $want models that" || {
-        "$IOHINT" analyze "$T/late" >&2
+    "$IOHINT" analyze "$T/late" >"$T/late.txt" 2>/dev/null
+    grep -q "a later trace recorded at .*--ra-kb $want models that" "$T/late.txt" || {
+        cat "$T/late.txt" >&2
         fail "a file first read by a threaded process: no note of the read-ahead recorded later"
     }
 fi
