@@ -516,6 +516,44 @@ static uint64_t look_quiet_reads(const struct ioh__look *lk, uint64_t pos, uint6
     return (need + r - 1) / r;
 }
 
+/* The look-behind of `prefetch` (policies/lookahead.h; engine.c,
+ * lookbehind), after a read of [off, end): along a backward run, once the
+ * reads that continued it hold IOH_LOOKBEHIND_RUN_MIN bytes, [off - dist,
+ * off) kept asked for, a request whenever no more than dist/2 remains
+ * below (tac: the kernel's read-ahead goes forward only). */
+static bool behind_continues(const struct ioh__look *lk, uint64_t off, uint64_t end)
+{
+    return off < lk->back_at && end <= lk->back_at + IOH_LOOKAHEAD_GAP &&
+           end + IOH_LOOKAHEAD_GAP >= lk->back_at;
+}
+
+static void look_behind(struct ioh__models *m, uint32_t k, struct ioh__look *lk, uint64_t d,
+                        uint64_t off, uint64_t end, struct ioh__counts *c)
+{
+    const bool cont = behind_continues(lk, off, end);
+    lk->back_at = off;
+    if (!cont) {
+        lk->back_run = lk->back_dist = lk->back_lo = lk->back_hi = 0;
+        return;
+    }
+    lk->back_run += end - off;
+    if (lk->back_run < IOH_LOOKBEHIND_RUN_MIN)
+        return;
+    if (lk->back_hi == 0)
+        lk->back_lo = lk->back_hi = off;
+    if (!lk->back_dist)
+        lk->back_dist = d < IOH_LOOKAHEAD_FIRST ? d : IOH_LOOKAHEAD_FIRST;
+    const uint64_t dist = lk->back_dist;
+    if (off > lk->back_lo && off - lk->back_lo > dist / 2)
+        return;
+    const uint64_t from = off > dist ? off - dist : 0, to = lk->back_lo < off ? lk->back_lo : off;
+    if (to <= from)
+        return;
+    fetch(m, k, from / PG, page_ceil(to), c);
+    lk->back_lo = from;
+    lk->back_dist = 2 * dist < d ? 2 * dist : d;
+}
+
 /* p_run() of a run of one read. */
 static inline __attribute__((always_inline)) void p_one(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s, int idx,
                          uint64_t ra_max, uint64_t off, uint64_t end, const struct rgeom *gm)
@@ -523,6 +561,7 @@ static inline __attribute__((always_inline)) void p_one(struct ioh__models *m, u
     struct ioh__look *lk = &s->look[idx];
     look_begin(lk, off);
     k_read1(m, k, &s->ra[k], ra_max, false, off, end, gm, &m->c[k]);
+    look_behind(m, k, lk, g_prefetch[idx], off, end, &m->c[k]);
     look_after(m, k, lk, g_prefetch[idx], off, end, &m->c[k]);
 }
 
@@ -534,18 +573,30 @@ static void p_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
                   uint64_t ra_max, uint64_t off, uint64_t end, uint64_t n)
 {
     struct ioh__look *lk = &s->look[idx];
-    const uint64_t r = run_read_size(off, end, n);
+    const uint64_t r = run_read_size(off, end, n), last = off + (n - 1) * r;
     look_begin(lk, off);
-    uint64_t pos = off;
-    while (n) {
-        uint64_t j = look_quiet_reads(lk, pos, r);
-        if (j > n)
-            j = n;
-        uint64_t e = j == n ? end : pos + j * r;
+    /* Only the first read may continue a backward run (the next ones go
+     * forward): replayed alone when it does, its look-behind's request
+     * coming before the second read. */
+    const bool behind = behind_continues(lk, off, n == 1 ? end : off + r);
+    uint64_t pos = off, left = n;
+    while (left) {
+        uint64_t j = behind && pos == off ? 1 : look_quiet_reads(lk, pos, r);
+        if (j > left)
+            j = left;
+        uint64_t e = j == left ? end : pos + j * r;
         k_run_sized(m, k, &s->ra[k], ra_max, false, pos, e, j, r, &m->c[k]);
+        if (behind && pos == off)
+            look_behind(m, k, lk, g_prefetch[idx], pos, e, &m->c[k]);
         look_after(m, k, lk, g_prefetch[idx], pos, e, &m->c[k]);
         pos = e;
-        n -= j;
+        left -= j;
+    }
+    /* Every read that did not continue it started a backward run afresh:
+     * the last one's. */
+    if (n > 1 || !behind) {
+        lk->back_at = last;
+        lk->back_run = lk->back_dist = lk->back_lo = lk->back_hi = 0;
     }
 }
 
@@ -1229,7 +1280,15 @@ static void reason(const struct ioh_an_params *p, const struct ioh_an_file *f,
     case IOH_AN_M_PREFETCH_2M:
     case IOH_AN_M_PREFETCH_16M:
         ioh_format_size(r->prefetch, s1, sizeof s1);
-        if (b->misses > e->misses + b->misses / 10)
+        /* A file read backwards is the look-behind's (lookahead.h). */
+        if (f->cls == IOH_CLS_REVERSE && b->misses > e->misses + b->misses / 10)
+            say(r, "reads move backward, where the kernel reads nothing ahead; keeping %s "
+                   "below fetched makes %" PRIu64 " of the %" PRIu64 " waiting reads hits",
+                s1, b->misses - e->misses, b->misses);
+        else if (f->cls == IOH_CLS_REVERSE)
+            say(r, "reads move backward; a %s look-behind fetches them in %" PRIu64
+                   " requests instead of %" PRIu64, s1, e->requests, b->requests);
+        else if (b->misses > e->misses + b->misses / 10)
             say(r, "reads move forward; keeping %s ahead fetched makes %" PRIu64
                    " of the %" PRIu64 " waiting reads hits", s1, b->misses - e->misses,
                 b->misses);
@@ -1281,7 +1340,8 @@ static bool in_family(enum ioh_cls_class c, enum ioh_an_model k)
     case IOH_CLS_SPARSE:
         return k == IOH_AN_M_RANDOM;
     case IOH_CLS_REVERSE:
-        return k == IOH_AN_M_WILLNEED;
+        return k == IOH_AN_M_WILLNEED || k == IOH_AN_M_PREFETCH_2M ||
+               k == IOH_AN_M_PREFETCH_16M;
     case IOH_CLS_REREAD:
         return k == IOH_AN_M_WILLNEED || k == IOH_AN_M_COALESCE_64K ||
                k == IOH_AN_M_COALESCE_512K;
@@ -1417,10 +1477,13 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
         r->overrides = IOH_AN_HINT_SEQUENTIAL;
 
     /* Drop-behind for big files read once, when its model shows no read
-     * waiting more than as is: it frees the page cache for others. */
+     * waiting more than as is: it frees the page cache for others. Not for
+     * a file read backwards: the shim drops below the reader, where such a
+     * reader is going (policies/engine.c, drop_behind). */
     const struct ioh_an_effect *nr = &f->effects[IOH_AN_M_NOREUSE];
-    bool kernel_only = best == IOH_AN_M_DEFAULT || best == IOH_AN_M_SEQUENTIAL ||
-                       best == IOH_AN_M_PREFETCH_2M || best == IOH_AN_M_PREFETCH_16M;
+    bool kernel_only = (best == IOH_AN_M_DEFAULT || best == IOH_AN_M_SEQUENTIAL ||
+                        best == IOH_AN_M_PREFETCH_2M || best == IOH_AN_M_PREFETCH_16M) &&
+                       f->cls != IOH_CLS_REVERSE;
     if (kernel_only && f->footprint >= p->noreuse_min && f->reread_ratio < 0.01 &&
         nr->misses <= r->baseline.misses && f->m.reads > 0) {
         r->noreuse = true;

@@ -107,10 +107,12 @@ struct ioh_pol_file {
     uint64_t run_len;              /* ... and how long it is */
     uint64_t pf_dist;              /* current look-ahead, ramps up */
     int64_t pf_lo, pf_hi;          /* the prefetched window */
-    int64_t back_lo, back_hi;      /* reverse: [back_lo, back_hi) asked below the
-                                      reader's run (lookbehind); back_hi 0: none */
-    int64_t back_at;               /* ... where that run's last read began */
-    uint64_t back_run;             /* ... and how long the run is */
+    int64_t back_at;               /* look-behind: where the last read began, */
+    uint64_t back_run;             /* the bytes of the reads that continued its
+                                      backward run (lookahead.h), */
+    uint64_t back_dist;            /* its distance now (0: not started) */
+    int64_t back_lo, back_hi;      /* and [back_lo, back_hi) asked below the run
+                                      (back_hi 0: nothing) */
     int64_t win_start;             /* the reader's window (classifier), */
     uint64_t win_len;              /* 0 until a decision measured one */
     int64_t stride;                /* strided: the jump */
@@ -805,8 +807,6 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
         ioh_shim_record_action(fd, o, IOH_PACT_DECIDE, 0, (uint64_t)r.cls, next);
     }
     pf->decided = (int)r.cls;
-    if (r.cls != IOH_CLS_REVERSE)
-        pf->back_lo = pf->back_hi = 0, pf->back_run = 0;
     if (r.cls == IOH_CLS_STRIDED)
         pf->stride = r.stride;
     follow_window(pf, &r);
@@ -874,39 +874,34 @@ static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
         pf->pf_dist = pf->act.prefetch_distance;
 }
 
-/* Reverse: keep [off - distance, off) asked below a reader going backwards,
- * in steps of at least half the distance, the distance ramping up as the
- * look-ahead's does (lookahead.h), mirrored: along one backward run (a read
- * that ends where the last one began, or up to IOH_LOOKAHEAD_GAP below it:
- * a gap of a whole page too, which the look-ahead's rule does not take, so
- * a reader taking every other page on the way down gets the pages between,
- * 7.15x faster than no shim; review), and only once the run holds
- * REVERSE_RUN_MIN bytes, so that a reader stepping backwards over gaps (a
- * stride in descending order, which the classifier calls reverse too) is
- * not given the whole file below it. Not the look-ahead's 2 MiB: tac's
- * first 256 reads waited for storage one by one (8 MB on the net preset:
- * 439 ms, against 132 ms from 64 KiB; local disk 33 against 21 ms). */
-#define REVERSE_RUN_MIN (64u << 10)
+/* The look-behind (policies/lookahead.h): keep [off - distance, off) asked
+ * below a reader going backwards, the look-ahead's rule mirrored, for
+ * `prefetch` and for auto's reverse files. (A gap of a whole page continues
+ * a backward run, which the look-ahead's rule does not take: a reader
+ * taking every other page on the way down gets the pages between, 7.15x
+ * faster than no shim; review.) A read that does not continue the run
+ * starts one: a single read, however long, fetches nothing below it. */
 static void lookbehind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t off,
                        int64_t end, enum ioh_prefetch_how how)
 {
-    int cont = pf->back_run > 0 && end <= pf->back_at + (int64_t)IOH_LOOKAHEAD_GAP &&
+    int cont = off < pf->back_at && end <= pf->back_at + (int64_t)IOH_LOOKAHEAD_GAP &&
                end + (int64_t)IOH_LOOKAHEAD_GAP >= pf->back_at;
     pf->back_at = off;
     if (!cont) {
         pf->back_run = 0;
+        pf->back_dist = 0;
         pf->back_lo = pf->back_hi = 0;
-        pf->pf_dist = 0;
+        return;
     }
     pf->back_run += (uint64_t)(end - off);
-    if (pf->back_run < REVERSE_RUN_MIN)
+    if (pf->back_run < IOH_LOOKBEHIND_RUN_MIN)
         return;
     if (pf->back_hi == 0)
         pf->back_lo = pf->back_hi = off;
-    if (!pf->pf_dist)
-        pf->pf_dist = pf->act.prefetch_distance < IOH_LOOKAHEAD_FIRST ? pf->act.prefetch_distance
-                                                                        : IOH_LOOKAHEAD_FIRST;
-    uint64_t dist = pf->pf_dist;
+    if (!pf->back_dist)
+        pf->back_dist = pf->act.prefetch_distance < IOH_LOOKAHEAD_FIRST ? pf->act.prefetch_distance
+                                                                          : IOH_LOOKAHEAD_FIRST;
+    uint64_t dist = pf->back_dist;
     if (off - pf->back_lo > (int64_t)dist / 2)
         return;
     /* Not above the reader: it may have gone below what was asked (a read
@@ -921,10 +916,7 @@ static void lookbehind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64
         pf->pf_bytes += (uint64_t)(to - from);
         ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
     }
-    if (pf->pf_dist < pf->act.prefetch_distance)
-        pf->pf_dist *= 2;
-    if (pf->pf_dist > pf->act.prefetch_distance)
-        pf->pf_dist = pf->act.prefetch_distance;
+    pf->back_dist = 2 * dist < pf->act.prefetch_distance ? 2 * dist : pf->act.prefetch_distance;
 }
 
 /* Window: keep the reader's window, as the classifier measures it over the
@@ -1341,30 +1333,26 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             pf->run_len += (uint64_t)(end - from);
         } else {
             pf->run_len = (uint64_t)ret;
-            /* Strides jump on purpose; a reverse stream does at every read,
-             * and keeps the distance its look-behind ramped up (lookbehind),
-             * not the look-ahead's end, which a strided past may have left
-             * high enough to count every read below it as a hit. */
-            if (pf->decided != IOH_CLS_STRIDED) {
+            if (pf->decided != IOH_CLS_STRIDED) {   /* strides jump on purpose */
                 pf->pf_end = 0;
-                if (pf->decided != IOH_CLS_REVERSE)
-                    pf->pf_dist = 0;
+                pf->pf_dist = 0;
             }
         }
         pf->run_end = end;
         prefetch_account(fd, o, pf, off, end);
         uint32_t a = pf->act.flags;
         if (a & IOH_ACT_PREFETCH) {
-            if (pf->decided == IOH_CLS_STRIDED)
+            /* Along one stream, forward or backward: in order (a disk
+             * serves that best; 32 racing reads look random to it). */
+            enum ioh_prefetch_how how =
+                pf->pf_how == IOH_PF_READ ? IOH_PF_READ_SEQ : IOH_PF_WILLNEED;
+            if (pf->decided == IOH_CLS_STRIDED) {
                 strides(fd, o, pf, off, (uint64_t)ret);
-            else if (pf->decided == IOH_CLS_REVERSE)
-                lookbehind(fd, o, pf, off, end,
-                           pf->pf_how == IOH_PF_READ ? IOH_PF_READ_SEQ : IOH_PF_WILLNEED);
-            else if (pf->run_len >= IOH_LOOKAHEAD_RUN_MIN)
-                /* Along one sequential stream: in order (a disk serves
-                 * that best; 32 racing reads look random to it). */
-                lookahead(fd, o, pf, end,
-                          pf->pf_how == IOH_PF_READ ? IOH_PF_READ_SEQ : IOH_PF_WILLNEED);
+            } else {
+                lookbehind(fd, o, pf, off, end, how);
+                if (pf->run_len >= IOH_LOOKAHEAD_RUN_MIN)
+                    lookahead(fd, o, pf, end, how);
+            }
         }
         if (a & IOH_ACT_WINDOW)
             window(fd, o, pf);

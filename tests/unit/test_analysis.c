@@ -357,6 +357,27 @@ static void test_reverse(void **state)
     assert_true(f->rec.model_vs_trace > 2);
     assert_string_equal(f->rec.reason, "100.0% of the file is read; fetching it all at first use "
                                        "leaves 1 read waiting instead of 2048");
+    /* The look-behind of `prefetch` (policies/lookahead.h): the first read
+     * and the 8 that bring the backward run to 64 KiB wait; from then on
+     * what it keeps asked below the reader serves every read. */
+    const struct ioh_an_effect *p2 = &f->effects[IOH_AN_M_PREFETCH_2M];
+    assert_true(p2->valid);
+    assert_int_equal(p2->misses, 9);
+    assert_int_equal(p2->fetched, 16 * MIB);
+    ioh_analysis_free(an);
+
+    /* Above willneed_max (256 MiB) `willneed` is not a candidate: the
+     * look-behind is recommended, said to move backward, with no
+     * drop-behind (the shim drops below the reader, where it is going). */
+    uint64_t big = 512 * MIB;
+    write_one("revbig.iohtrace", (int64_t)big, big / (8 * KIB), p_reverse, &big);
+    an = analyze1("revbig.iohtrace");
+    f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->cls, IOH_CLS_REVERSE);
+    assert_false(f->effects[IOH_AN_M_WILLNEED].valid);
+    assert_int_equal(f->rec.model, IOH_AN_M_PREFETCH_2M);
+    assert_string_equal(f->rec.policy, "sequential,prefetch=2M");
+    assert_true(strstr(f->rec.reason, "reads move backward") == f->rec.reason);
     ioh_analysis_free(an);
 }
 
@@ -905,6 +926,48 @@ static void test_runs_match_reads(void **state)
         ioh__models_free(&a);
         ioh__models_free(&b);
     }
+
+    /* A forward run whose first read continues a backward run of 1 MiB
+     * (the look-behind asks below it after that read, before the next):
+     * replayed as a run, the same as read by read. */
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        uint64_t r = sizes[si], n = 300, top = 2 * GIB;
+        struct ioh__models a, b;
+        struct ioh__model_stream sa, sb;
+        memset(&sa, 0, sizeof sa);
+        memset(&sb, 0, sizeof sb);
+        ioh__models_init(&a, &p, 4 * GIB, p.ra_bytes);
+        ioh__models_init(&b, &p, 4 * GIB, p.ra_bytes);
+        uint64_t at = top;
+        for (uint64_t down = 0; down < MIB; down += 8 * KIB) {
+            at -= 8 * KIB;
+            ioh__models_run(&a, &sa, &g_no_hint, at, at + 8 * KIB, 1);
+            ioh__models_run(&b, &sb, &g_no_hint, at, at + 8 * KIB, 1);
+        }
+        /* the run: its first read ends where the last one began */
+        uint64_t from = at - r;
+        ioh__models_run(&a, &sa, &g_no_hint, from, from + r * n, n);
+        for (uint64_t i = 0; i < n; i++)
+            ioh__models_run(&b, &sb, &g_no_hint, from + i * r, from + (i + 1) * r, 1);
+        /* and backward again from below it: a new run */
+        for (uint64_t i = 1; i <= 200; i++)
+            for (int t = 0; t < 2; t++)
+                ioh__models_run(t ? &b : &a, t ? &sb : &sa, &g_no_hint, from - i * 8 * KIB,
+                                from - (i - 1) * 8 * KIB, 1);
+        for (int k = IOH_AN_M_PREFETCH_2M; k <= IOH_AN_M_PREFETCH_16M; k++)
+            if (a.c[k].hits != b.c[k].hits || a.c[k].misses != b.c[k].misses ||
+                a.c[k].requests != b.c[k].requests || a.c[k].fetched != b.c[k].fetched)
+                fail_msg("look-behind, model %d, reads of %llu: run %llu/%llu/%llu/%llu, reads "
+                         "%llu/%llu/%llu/%llu",
+                         k, (unsigned long long)r, (unsigned long long)a.c[k].hits,
+                         (unsigned long long)a.c[k].misses, (unsigned long long)a.c[k].requests,
+                         (unsigned long long)a.c[k].fetched, (unsigned long long)b.c[k].hits,
+                         (unsigned long long)b.c[k].misses, (unsigned long long)b.c[k].requests,
+                         (unsigned long long)b.c[k].fetched);
+        assert_true(a.c[IOH_AN_M_PREFETCH_2M].fetched > a.c[IOH_AN_M_SEQUENTIAL].fetched);
+        ioh__models_free(&a);
+        ioh__models_free(&b);
+    }
 }
 
 /* The window models skip the words they know are full (ioh__models.full):
@@ -1101,6 +1164,42 @@ static void test_prefetch_follows_shim(void **state)
             assert_true(m.c[IOH_AN_M_PREFETCH_2M].fetched > m.c[IOH_AN_M_SEQUENTIAL].fetched);
         else
             assert_int_equal(m.c[IOH_AN_M_PREFETCH_2M].fetched, m.c[IOH_AN_M_SEQUENTIAL].fetched);
+        ioh__models_free(&m);
+    }
+
+    /* The look-behind: 8 KiB reads downwards, each ending where the last
+     * began (1 KiB apart, and a whole page apart: both continue the run)
+     * fetch below the reader once the run holds 64 KiB; 8 KiB every 16 KiB
+     * downwards (a gap of two pages), or 1 MiB reads each far below the
+     * last, never. */
+    static const struct { uint64_t len, step; bool behind; } down[] = {
+        {8 * KIB, 8 * KIB, true}, {8 * KIB, 9 * KIB, true}, {8 * KIB, 12 * KIB, true},
+        {8 * KIB, 16 * KIB, false}, {1 * MIB, 3 * MIB, false},
+    };
+    for (size_t d = 0; d < sizeof down / sizeof down[0]; d++) {
+        ioh__models_init(&m, &p, 32 * MIB, p.ra_bytes);
+        memset(&s, 0, sizeof s);
+        for (uint64_t i = 0; i < 10; i++) {
+            uint64_t off = 30 * MIB - (i + 1) * down[d].step;
+            ioh__models_run(&m, &s, &g_no_hint, off, off + down[d].len, 1);
+        }
+        q = &m.c[IOH_AN_M_SEQUENTIAL];
+        p2 = &m.c[IOH_AN_M_PREFETCH_2M];
+        if (down[d].behind) {
+            /* 512 KiB below the ninth read; then, the distance doubled,
+             * down to 1 MiB below the tenth, which it served: two
+             * requests, one read fewer waiting. */
+            assert_int_equal(p2->requests, q->requests + 1);
+            assert_int_equal(p2->hits, q->hits + 1);
+            if (down[d].step == down[d].len)
+                assert_int_equal(p2->fetched, q->fetched + MIB);
+            else
+                assert_true(p2->fetched > q->fetched + 512 * KIB &&
+                            p2->fetched <= q->fetched + 2 * MIB);
+        } else {
+            assert_int_equal(p2->fetched, q->fetched);
+            assert_int_equal(p2->hits, q->hits);
+        }
         ioh__models_free(&m);
     }
 }
