@@ -1707,7 +1707,10 @@ void ioh_pol_finish(void)
         ioh_report("stats: coalesce: off for good since a writable shared mapping of %s: "
                  "no read served from a block, no block or stdio buffer given after it",
                  g.off_path);
-    if (p.requests || p.overflow || p.stale)
+    /* Also when the worker carried out nothing yet: a short program may end
+     * before it ran, and what was asked (reads in prefetched ranges) is
+     * still what the policy did. */
+    if (p.requests || p.overflow || p.stale || atomic_load(&g.pf_reads))
         ioh_report("stats: prefetch: %llu requests, %llu bytes asked for, %llu bytes dropped "
                  "behind, reads in prefetched ranges %llu of %llu, back-offs %llu, "
                  "stale %llu, queue overflows %llu, bytes the worker read itself %llu",

@@ -38,7 +38,9 @@ head -c $((24 << 20)) /dev/urandom >"$T/stream.bin"
 LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=sequential,coalesce,prefetch IOHINT_STATS=1 \
     "$EX/wrong_hint" --hint none "$T/stream.bin" >"$T/stream.out" 2>"$T/stream.stats"
 cmp -s "$T/stream.want" "$T/stream.out" || { show "$T/stream.out"; fail "stream: output differs"; }
-grep -Eq 'stats: prefetch: [1-9][0-9]* requests' "$T/stream.stats" ||
+# (What was asked, not what the worker carried out: under load it may not
+# have run before the program ended; seen in a loaded test run.)
+grep -Eq 'stats: prefetch: .* reads in prefetched ranges [1-9][0-9]* of' "$T/stream.stats" ||
     { show "$T/stream.stats"; fail "stream: no look-ahead along a coalesced read() stream"; }
 CASES=$((CASES + 2))
 
@@ -124,10 +126,11 @@ if [[ $(device_ra_kb "$T/stream.bin") -gt 0 ]]; then
         # below the middle was fetched for it (without the shim: nothing,
         # 16 MiB cached).
         evict_disk "$T/rev.bin"
-        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=$policy /usr/bin/python3 -c 'import os, sys
+        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=$policy /usr/bin/python3 -c 'import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
 for off in range((32 << 20) - 8192, (16 << 20) - 1, -8192):
-    os.pread(fd, 8192, off)' "$T/rev.bin"
+    os.pread(fd, 8192, off)
+time.sleep(0.5)   # the worker carries out what was asked; under load it may not have yet' "$T/rev.bin"
         cached=$(fincore --bytes --noheadings --output RES "$T/rev.bin")
         [[ $cached -ge $((18 << 20)) ]] ||
             { fail "reverse under $policy: $cached bytes cached after reading the top 16 MiB backwards (18 MiB or more expected: the look-behind fetched nothing below)"; }
@@ -630,10 +633,21 @@ head -c $((16 << 20)) /dev/urandom >"$T/src/bytes.bin"
 mnt=$T/mnt
 slowfs_mount 1000 "$T/src" "$mnt" || { show "$T/slowfs.log"; skip "slowfs did not mount"; }
 
+# evict FILE...: DONTNEED, again until fincore finds nothing cached (up to
+# 10 tries): pages another process has just read can sit in the other
+# CPU's batch, out of DONTNEED's reach for a moment, and a strided reader
+# that found them cached was never slow (strided-fast failed so in full
+# suites, 2 decisions and no look-ahead).
 evict() {
-    /usr/bin/python3 -c 'import os, sys
-for p in sys.argv[1:]:
-    fd = os.open(p, os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$@"
+    local p try
+    for p in "$@"; do
+        for try in 1 2 3 4 5 6 7 8 9 10; do
+            /usr/bin/python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY); os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED); os.close(fd)' "$p"
+            [[ $(fincore --bytes --noheadings --output RES "$p") -eq 0 ]] && break
+            sleep 0.1
+        done
+    done
 }
 
 # run NAME POLICY -- CMD...: the command cold without the shim, then cold
