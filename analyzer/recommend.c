@@ -479,11 +479,11 @@ static void look_begin(struct ioh__look *lk, uint64_t off)
 /* After the reads of [from, e) (from: where they started): the run grows,
  * and the look-ahead asks for what it would. */
 static void look_after(struct ioh__models *m, uint32_t k, struct ioh__look *lk, uint64_t d,
-                       uint64_t from, uint64_t e, struct ioh__counts *c)
+                       uint64_t from, uint64_t e, bool ask, struct ioh__counts *c)
 {
     lk->run_len += e - from;
     lk->run_end = e;
-    if (lk->run_len < IOH_LOOKAHEAD_RUN_MIN)
+    if (!ask || lk->run_len < IOH_LOOKAHEAD_RUN_MIN)
         return;
     if (!lk->dist)
         lk->dist = d < IOH_LOOKAHEAD_FIRST ? d : IOH_LOOKAHEAD_FIRST;
@@ -520,38 +520,45 @@ static uint64_t look_quiet_reads(const struct ioh__look *lk, uint64_t pos, uint6
  * lookbehind), after a read of [off, end): along a backward run, once the
  * reads that continued it hold IOH_LOOKBEHIND_RUN_MIN bytes, [off - dist,
  * off) kept asked for, a request whenever no more than dist/2 remains
- * below (tac: the kernel's read-ahead goes forward only). */
+ * below (tac: the kernel's read-ahead goes forward only). Whether the read
+ * continued a backward run (then no look-ahead for it). Like the
+ * look-ahead's, its requests are taken whole, as the kernel fetches them
+ * where the device's largest request or its read-ahead reaches the shim's
+ * WILLNEED pieces (1 MiB; SATA disks and loop devices take 1280 KiB); where
+ * both are shorter it fetches less, as the `willneed` model assumes and
+ * these do not (willneed_fetch): an upper bound there. */
 static bool behind_continues(const struct ioh__look *lk, uint64_t off, uint64_t end)
 {
     return off < lk->back_at && end <= lk->back_at + IOH_LOOKAHEAD_GAP &&
            end + IOH_LOOKAHEAD_GAP >= lk->back_at;
 }
 
-static void look_behind(struct ioh__models *m, uint32_t k, struct ioh__look *lk, uint64_t d,
+static bool look_behind(struct ioh__models *m, uint32_t k, struct ioh__look *lk, uint64_t d,
                         uint64_t off, uint64_t end, struct ioh__counts *c)
 {
     const bool cont = behind_continues(lk, off, end);
     lk->back_at = off;
     if (!cont) {
         lk->back_run = lk->back_dist = lk->back_lo = lk->back_hi = 0;
-        return;
+        return false;
     }
     lk->back_run += end - off;
     if (lk->back_run < IOH_LOOKBEHIND_RUN_MIN)
-        return;
+        return true;
     if (lk->back_hi == 0)
         lk->back_lo = lk->back_hi = off;
     if (!lk->back_dist)
-        lk->back_dist = d < IOH_LOOKAHEAD_FIRST ? d : IOH_LOOKAHEAD_FIRST;
+        lk->back_dist = ioh_lookbehind_first(d, lk->back_run);
     const uint64_t dist = lk->back_dist;
     if (off > lk->back_lo && off - lk->back_lo > dist / 2)
-        return;
+        return true;
     const uint64_t from = off > dist ? off - dist : 0, to = lk->back_lo < off ? lk->back_lo : off;
     if (to <= from)
-        return;
+        return true;
     fetch(m, k, from / PG, page_ceil(to), c);
     lk->back_lo = from;
     lk->back_dist = 2 * dist < d ? 2 * dist : d;
+    return true;
 }
 
 /* p_run() of a run of one read. */
@@ -561,8 +568,8 @@ static inline __attribute__((always_inline)) void p_one(struct ioh__models *m, u
     struct ioh__look *lk = &s->look[idx];
     look_begin(lk, off);
     k_read1(m, k, &s->ra[k], ra_max, false, off, end, gm, &m->c[k]);
-    look_behind(m, k, lk, g_prefetch[idx], off, end, &m->c[k]);
-    look_after(m, k, lk, g_prefetch[idx], off, end, &m->c[k]);
+    const bool back = look_behind(m, k, lk, g_prefetch[idx], off, end, &m->c[k]);
+    look_after(m, k, lk, g_prefetch[idx], off, end, !back, &m->c[k]);
 }
 
 /* A run of n reads through the kernel's doubled read-ahead (ra_max) and the
@@ -588,7 +595,8 @@ static void p_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
         k_run_sized(m, k, &s->ra[k], ra_max, false, pos, e, j, r, &m->c[k]);
         if (behind && pos == off)
             look_behind(m, k, lk, g_prefetch[idx], pos, e, &m->c[k]);
-        look_after(m, k, lk, g_prefetch[idx], pos, e, &m->c[k]);
+        /* The read that continued a backward run gets no look-ahead. */
+        look_after(m, k, lk, g_prefetch[idx], pos, e, !(behind && pos == off), &m->c[k]);
         pos = e;
         left -= j;
     }

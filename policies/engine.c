@@ -880,9 +880,12 @@ static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
  * a backward run, which the look-ahead's rule does not take: a reader
  * taking every other page on the way down gets the pages between, 7.15x
  * faster than no shim; review.) A read that does not continue the run
- * starts one: a single read, however long, fetches nothing below it. */
-static void lookbehind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t off,
-                       int64_t end, enum ioh_prefetch_how how)
+ * starts one: a single read, however long, fetches nothing below it.
+ * Whether the read continued a backward run: then the look-ahead leaves it
+ * alone (a backward read of 2 MiB or more, a run of its own forward, had
+ * it ask for what the read before had just brought in; review). */
+static int lookbehind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t off,
+                      int64_t end, enum ioh_prefetch_how how)
 {
     int cont = off < pf->back_at && end <= pf->back_at + (int64_t)IOH_LOOKAHEAD_GAP &&
                end + (int64_t)IOH_LOOKAHEAD_GAP >= pf->back_at;
@@ -891,32 +894,32 @@ static void lookbehind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64
         pf->back_run = 0;
         pf->back_dist = 0;
         pf->back_lo = pf->back_hi = 0;
-        return;
+        return 0;
     }
     pf->back_run += (uint64_t)(end - off);
     if (pf->back_run < IOH_LOOKBEHIND_RUN_MIN)
-        return;
+        return 1;
     if (pf->back_hi == 0)
         pf->back_lo = pf->back_hi = off;
     if (!pf->back_dist)
-        pf->back_dist = pf->act.prefetch_distance < IOH_LOOKAHEAD_FIRST ? pf->act.prefetch_distance
-                                                                          : IOH_LOOKAHEAD_FIRST;
+        pf->back_dist = ioh_lookbehind_first(pf->act.prefetch_distance, pf->back_run);
     uint64_t dist = pf->back_dist;
     if (off - pf->back_lo > (int64_t)dist / 2)
-        return;
+        return 1;
     /* Not above the reader: it may have gone below what was asked (a read
      * longer than half the distance, a request the full queue refused). */
     int64_t from = off - (int64_t)dist, to = pf->back_lo < off ? pf->back_lo : off;
     if (from < 0)
         from = 0;
     if (to <= from)
-        return;
+        return 1;
     if (ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from), how) == 0) {
         pf->back_lo = from;
         pf->pf_bytes += (uint64_t)(to - from);
         ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
     }
     pf->back_dist = 2 * dist < pf->act.prefetch_distance ? 2 * dist : pf->act.prefetch_distance;
+    return 1;
 }
 
 /* Window: keep the reader's window, as the classifier measures it over the
@@ -1348,11 +1351,16 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
                 pf->pf_how == IOH_PF_READ ? IOH_PF_READ_SEQ : IOH_PF_WILLNEED;
             if (pf->decided == IOH_CLS_STRIDED) {
                 strides(fd, o, pf, off, (uint64_t)ret);
-            } else {
-                lookbehind(fd, o, pf, off, end, how);
-                if (pf->run_len >= IOH_LOOKAHEAD_RUN_MIN)
-                    lookahead(fd, o, pf, end, how);
+            } else if (!lookbehind(fd, o, pf, off, end, how) &&
+                       pf->run_len >= IOH_LOOKAHEAD_RUN_MIN) {
+                lookahead(fd, o, pf, end, how);
             }
+        } else if (pf->back_hi) {
+            /* Off (a decision, a back-off): what it asked is no longer the
+             * policy's, and reads there are not its hits. */
+            pf->back_lo = pf->back_hi = 0;
+            pf->back_run = 0;
+            pf->back_dist = 0;
         }
         if (a & IOH_ACT_WINDOW)
             window(fd, o, pf);

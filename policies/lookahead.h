@@ -20,7 +20,9 @@
  * other starts one afresh. Once the reads that continued it hold
  * IOH_LOOKBEHIND_RUN_MIN bytes, after each read starting at s the engine
  * keeps [s - dist, s) asked for, with one request whenever no more than
- * dist/2 remains below, dist ramping as above. Pure definitions. */
+ * dist/2 remains below, dist starting at the run's length
+ * (ioh_lookbehind_first) and doubling as above; a read that continued a
+ * backward run gets no look-ahead. Pure definitions. */
 #ifndef IOH_LOOKAHEAD_H
 #define IOH_LOOKAHEAD_H
 
@@ -32,5 +34,19 @@
  * local disk 33 against 21 ms), and a reader stepping backwards over gaps
  * (a stride in descending order) never continues a run at all. */
 #define IOH_LOOKBEHIND_RUN_MIN (64u << 10) /* bytes continuing a backward run */
+
+#include <stdint.h>
+
+/* The look-behind's first distance: the run's length so far (at least
+ * IOH_LOOKBEHIND_RUN_MIN), D if smaller; not the look-ahead's 512 KiB,
+ * which a backward run of 80 KiB that then jumps elsewhere paid 1 MiB for
+ * (a review: 300 such runs in a cold 256 MiB file, 23 MiB read from storage
+ * without the shim, 195 MiB under `prefetch`). It doubles with each request
+ * as the look-ahead's does. */
+static inline uint64_t ioh_lookbehind_first(uint64_t d, uint64_t run)
+{
+    uint64_t first = run > IOH_LOOKBEHIND_RUN_MIN ? run : IOH_LOOKBEHIND_RUN_MIN;
+    return d < first ? d : first;
+}
 
 #endif

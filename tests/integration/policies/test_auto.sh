@@ -61,7 +61,7 @@ grep -Eq 'coalesce: [0-9]+ reads, [1-9][0-9]* served' "$T/ints.stats" ||
 LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=prefetch IOHINT_STATS=1 \
     "$EX/tiny_reads" --mode read "$T/ints.bin" >"$T/ints.out" 2>"$T/ints.stats"
 cmp -s "$T/ints.want" "$T/ints.out" || { show "$T/ints.out"; fail "ints under prefetch: output differs"; }
-! grep -Eq 'stats: prefetch: [1-9]' "$T/ints.stats" ||
+! grep -q 'stats: prefetch:' "$T/ints.stats" ||
     { show "$T/ints.stats"; fail "ints under prefetch: 800 KB read forward in 4-byte reads asked for a prefetch"; }
 CASES=$((CASES + 2))
 LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
