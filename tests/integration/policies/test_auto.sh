@@ -155,6 +155,28 @@ else
     note "the test directory is on tmpfs: reverse cases skipped"
 fi
 
+# The analyzer's model of the look-behind (analyzer/recommend.c) and the
+# shim's (engine.c) on the same reads: a file read backwards in 8 KiB reads
+# under `sequential,prefetch=2M` (what analyze recommends for such files);
+# the model's requests beyond its misses (the kernel reads nothing ahead of
+# a backward read: one request per miss) are the look-behind's, and the
+# trace records each of the shim's (applied.prefetch_requests). Cached or
+# not, an explicit policy asks the same.
+head -c $((16 << 20)) /dev/urandom >"$T/back.bin"
+"$IOHINT" run -q -o "$T/back.tr" -p sequential,prefetch=2M -- /usr/bin/python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for off in range((16 << 20) - 8192, -1, -8192):
+    os.pread(fd, 8192, off)' "$T/back.bin"
+"$IOHINT" analyze --json "$T/back.tr" >"$T/back.json" 2>/dev/null
+read -r model shim < <(/usr/bin/python3 -c 'import json, sys
+for f in json.load(open(sys.argv[1]))["files"]:
+    if f["path"].endswith("/back.bin"):
+        m = [m for m in f["models"] if m["policy"] == "sequential,prefetch=2M"][0]
+        print(m["requests"] - m["misses"], f["applied"]["prefetch_requests"])' "$T/back.json")
+[[ -n $shim && $shim -gt 0 && $model == "$shim" ]] ||
+    fail "look-behind: the model asks ${model:-?} times, the shim asked ${shim:-?} (they must agree)"
+CASES=$((CASES + 1))
+
 # A file the program got from its parent (`prog < file`) is under the policy
 # from its first read on (before, no policy applied to it at all: found by a
 # tester): a hint, auto's decisions; the output as without the shim.
