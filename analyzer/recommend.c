@@ -519,7 +519,8 @@ static uint64_t look_quiet_reads(const struct ioh__look *lk, uint64_t pos, uint6
 /* The look-behind of `prefetch` (policies/lookahead.h; engine.c,
  * lookbehind), after a read of [off, end): along a backward run, once the
  * reads that continued it hold IOH_LOOKBEHIND_RUN_MIN bytes, [off - dist,
- * off) kept asked for, a request whenever no more than dist/2 remains
+ * off) kept asked for, dist twice the run's length so far up to D
+ * (ioh_lookbehind_dist), a request whenever no more than dist/2 remains
  * below (tac: the kernel's read-ahead goes forward only). Whether the read
  * continued a backward run (then no look-ahead for it). Like the
  * look-ahead's, its requests are taken whole, as the kernel fetches them
@@ -539,7 +540,7 @@ static bool look_behind(struct ioh__models *m, uint32_t k, struct ioh__look *lk,
     const bool cont = behind_continues(lk, off, end);
     lk->back_at = off;
     if (!cont) {
-        lk->back_run = lk->back_dist = lk->back_lo = lk->back_hi = 0;
+        lk->back_run = lk->back_lo = lk->back_hi = 0;
         return false;
     }
     lk->back_run += end - off;
@@ -547,9 +548,7 @@ static bool look_behind(struct ioh__models *m, uint32_t k, struct ioh__look *lk,
         return true;
     if (lk->back_hi == 0)
         lk->back_lo = lk->back_hi = off;
-    if (!lk->back_dist)
-        lk->back_dist = ioh_lookbehind_first(d, lk->back_run);
-    const uint64_t dist = lk->back_dist;
+    const uint64_t dist = ioh_lookbehind_dist(d, lk->back_run);
     if (off > lk->back_lo && off - lk->back_lo > dist / 2)
         return true;
     const uint64_t from = off > dist ? off - dist : 0, to = lk->back_lo < off ? lk->back_lo : off;
@@ -557,7 +556,6 @@ static bool look_behind(struct ioh__models *m, uint32_t k, struct ioh__look *lk,
         return true;
     fetch(m, k, from / PG, page_ceil(to), c);
     lk->back_lo = from;
-    lk->back_dist = 2 * dist < d ? 2 * dist : d;
     return true;
 }
 
@@ -604,7 +602,7 @@ static void p_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
      * the last one's. */
     if (n > 1 || !behind) {
         lk->back_at = last;
-        lk->back_run = lk->back_dist = lk->back_lo = lk->back_hi = 0;
+        lk->back_run = lk->back_lo = lk->back_hi = 0;
     }
 }
 

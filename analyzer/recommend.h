@@ -68,8 +68,8 @@ struct ioh__look {
     uint64_t ahead;             /* asked for up to this byte (0: nothing yet) */
     uint64_t dist;              /* its distance now (0: not started) */
     /* the look-behind: where the last read began, the bytes continuing its
-     * backward run, its distance, and [back_lo, back_hi) asked below it */
-    uint64_t back_at, back_run, back_dist, back_lo, back_hi;
+     * backward run, and [back_lo, back_hi) asked below it */
+    uint64_t back_at, back_run, back_lo, back_hi;
 };
 
 /* Per stream. Zero-initialised is the start state. */

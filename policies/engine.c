@@ -110,7 +110,6 @@ struct ioh_pol_file {
     int64_t back_at;               /* look-behind: where the last read began, */
     uint64_t back_run;             /* the bytes of the reads that continued its
                                       backward run (lookahead.h), */
-    uint64_t back_dist;            /* its distance now (0: not started) */
     int64_t back_lo, back_hi;      /* and [back_lo, back_hi) asked below the run
                                       (back_hi 0: nothing) */
     int64_t win_start;             /* the reader's window (classifier), */
@@ -892,7 +891,6 @@ static int lookbehind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
     pf->back_at = off;
     if (!cont) {
         pf->back_run = 0;
-        pf->back_dist = 0;
         pf->back_lo = pf->back_hi = 0;
         return 0;
     }
@@ -901,9 +899,7 @@ static int lookbehind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
         return 1;
     if (pf->back_hi == 0)
         pf->back_lo = pf->back_hi = off;
-    if (!pf->back_dist)
-        pf->back_dist = ioh_lookbehind_first(pf->act.prefetch_distance, pf->back_run);
-    uint64_t dist = pf->back_dist;
+    uint64_t dist = ioh_lookbehind_dist(pf->act.prefetch_distance, pf->back_run);
     if (off - pf->back_lo > (int64_t)dist / 2)
         return 1;
     /* Not above the reader: it may have gone below what was asked (a read
@@ -918,7 +914,6 @@ static int lookbehind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
         pf->pf_bytes += (uint64_t)(to - from);
         ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
     }
-    pf->back_dist = 2 * dist < pf->act.prefetch_distance ? 2 * dist : pf->act.prefetch_distance;
     return 1;
 }
 
@@ -1360,7 +1355,6 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
              * policy's, and reads there are not its hits. */
             pf->back_lo = pf->back_hi = 0;
             pf->back_run = 0;
-            pf->back_dist = 0;
         }
         if (a & IOH_ACT_WINDOW)
             window(fd, o, pf);
