@@ -1458,7 +1458,11 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
     case IOH_AN_M_WILLNEED: r->hint = IOH_AN_HINT_WILLNEED; break;
     case IOH_AN_M_PREFETCH_2M:
     case IOH_AN_M_PREFETCH_16M:
-        r->hint = IOH_AN_HINT_SEQUENTIAL;
+        /* A file read backwards: the look-behind alone. SEQUENTIAL doubles
+         * the read-ahead, which goes forward only: it does nothing for such
+         * reads (the model's, random misses, fetch the same either way; tac
+         * measured the same) and read as a contradiction (a tester). */
+        r->hint = f->cls == IOH_CLS_REVERSE ? IOH_AN_HINT_NONE : IOH_AN_HINT_SEQUENTIAL;
         r->prefetch = g_prefetch[best - IOH_AN_M_PREFETCH_2M];
         break;
     case IOH_AN_M_WINDOW_4M:
@@ -1472,7 +1476,10 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
     default:
         break;
     }
-    snprintf(r->policy, sizeof r->policy, "%s", g_policy[best]);
+    if (r->prefetch && r->hint == IOH_AN_HINT_NONE)
+        snprintf(r->policy, sizeof r->policy, "prefetch=%s", best == IOH_AN_M_PREFETCH_2M ? "2M" : "16M");
+    else
+        snprintf(r->policy, sizeof r->policy, "%s", g_policy[best]);
     /* A policy that gives a pattern hint of its own vetoes the program's
      * contrary one (policies/engine.c, program_hint): seed 004's RANDOM on a
      * sequential reader, which the `none` model replayed without
