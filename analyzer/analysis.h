@@ -444,6 +444,10 @@ struct ioh_report_opts {
 };
 int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts *o, FILE *out);
 int ioh_report_json(const struct ioh_analysis *an, const struct ioh_report_opts *o, FILE *out);
+/* What the policy a trace was made under did to file f ("auto chose ...;
+ * prefetched ..."), as the text report's `applied` line says it, without
+ * the label: 1 if anything (written to o unless NULL), else 0. */
+int ioh_report_applied(FILE *o, const struct ioh_an_file *f);
 /* One self-contained HTML page (analyzer/report_html.c, owned by the HTML
  * report); declared here until analyzer/report_html.h exists. */
 int ioh_report_html(const struct ioh_analysis *an, const char *path);

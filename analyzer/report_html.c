@@ -823,6 +823,22 @@ static void file_row(FILE *o, const struct ioh_an_file *f, size_t rank, bool lin
                    "%.1fx what they took in the trace; measure it with iohint compare --cold)"
                    "</span>",
                 f->rec.model_vs_trace);
+    /* What the policy of the traced run did, as the text report's
+     * `applied` line: without it a page showed a run under auto next to
+     * the reads' cold prediction with nothing to say a policy had acted
+     * (a tester). */
+    char *applied = NULL;
+    size_t alen = 0;
+    FILE *m = ioh_report_applied(NULL, f) ? open_memstream(&applied, &alen) : NULL;
+    if (m) {
+        ioh_report_applied(m, f);
+        if (fclose(m) == 0 && applied) {
+            fputs("<br><span class=\"sub\">applied in the traced run: ", o);
+            esc(o, applied);
+            fputs("</span>", o);
+        }
+    }
+    free(applied);
     fputs("</td></tr>\n", o);
 }
 

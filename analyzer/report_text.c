@@ -284,18 +284,20 @@ __attribute__((format(printf, 3, 4))) static void claim(FILE *o, const char **se
     *sep = "; ";
 }
 
-/* What a policy did, when the trace was made under one (iohint run -p). */
-static void print_applied(FILE *o, const struct ioh_an_file *f)
+/* What a policy did, when the trace was made under one (iohint run -p): its
+ * claims, "; " between them; 1 if there is anything (o NULL: only whether). */
+int ioh_report_applied(FILE *o, const struct ioh_an_file *f)
 {
     const struct ioh_an_applied *ap = &f->applied;
     uint64_t acts = 0;
     for (size_t i = 0; i < sizeof ap->actions / sizeof ap->actions[0]; i++)
         acts += ap->actions[i];
     if (!acts && !ap->served_reads)
-        return;
+        return 0;
+    if (!o)
+        return 1;
     char b1[32], b2[32], b3[32], what[256];
-    const char *sep = " ";
-    fprintf(o, "  %-11s ", "applied");
+    const char *sep = "";
     if (ap->actions[7]) {
         struct ioh_actions a = {.flags = ap->decided_flags & ~(uint32_t)IOH_ACT_AUTO};
         ioh_actions_format(&a, what, sizeof what);
@@ -319,6 +321,15 @@ static void print_applied(FILE *o, const struct ioh_an_file *f)
         claim(o, &sep, "released %s behind the reader", bytes(b1, sizeof b1, ap->drop_bytes));
     if (ap->actions[8])
         claim(o, &sep, "prefetch backed off");
+    return 1;
+}
+
+static void print_applied(FILE *o, const struct ioh_an_file *f)
+{
+    if (!ioh_report_applied(NULL, f))
+        return;
+    fprintf(o, "  %-11s  ", "applied");
+    ioh_report_applied(o, f);
     fputc('\n', o);
 }
 

@@ -86,4 +86,16 @@ print("page: %d bytes, %d pictures, %d elements, well formed and self-contained"
 PY
 CASES=1
 
+# A trace made under a policy: the page says what the policy did, as the
+# text report's `applied` line (it showed the run's reads beside the cold
+# prediction with nothing to say a policy had acted; a tester).
+"$IOHINT" run -q -o "$T/trp" -p prefetch=2M -- tac "$data/log.txt" >/dev/null
+"$IOHINT" analyze "$T/trp" >"$T/trp.txt" 2>&1
+applied=$(sed -n 's/^  applied  *//p' "$T/trp.txt")
+[[ $applied == *prefetched* ]] || { show "$T/trp.txt"; fail "the text report has no applied line for a trace under prefetch"; }
+"$IOHINT" analyze --html "$T/trp.html" "$T/trp" >/dev/null 2>&1 || fail "analyze --html of a trace under a policy failed"
+grep -qF "applied in the traced run: $applied" "$T/trp.html" ||
+    { grep -o 'applied[^<]*' "$T/trp.html" >&2 || true; fail "the page does not say what the policy did ('$applied')"; }
+CASES=$((CASES + 1))
+
 done_ok
