@@ -890,6 +890,22 @@ static void test_sampling(void **state)
 }
 
 /* The closed-form replay of a run equals replaying its reads one by one. */
+/* Model k counted the same in a (reads replayed as runs) as in b (one by
+ * one), for reads of r bytes. */
+static void assert_same_counts(const struct ioh__models *a, const struct ioh__models *b, int k,
+                               uint64_t r)
+{
+    const struct ioh__counts *x = &a->c[k], *y = &b->c[k];
+    if (x->hits != y->hits || x->misses != y->misses || x->requests != y->requests ||
+        x->fetched != y->fetched)
+        fail_msg("model %d, reads of %llu: run %llu/%llu/%llu/%llu, reads %llu/%llu/%llu/%llu", k,
+                 (unsigned long long)r, (unsigned long long)x->hits,
+                 (unsigned long long)x->misses, (unsigned long long)x->requests,
+                 (unsigned long long)x->fetched, (unsigned long long)y->hits,
+                 (unsigned long long)y->misses, (unsigned long long)y->requests,
+                 (unsigned long long)y->fetched);
+}
+
 static void test_runs_match_reads(void **state)
 {
     (void)state;
@@ -912,17 +928,8 @@ static void test_runs_match_reads(void **state)
                                      IOH_AN_M_NOREUSE, IOH_AN_M_WILLNEED,
                                      IOH_AN_M_PREFETCH_2M, IOH_AN_M_PREFETCH_16M};
         assert_true(a.willneed_on);
-        for (size_t j = 0; j < sizeof kernel / sizeof kernel[0]; j++) {
-            int k = kernel[j];
-            if (a.c[k].hits != b.c[k].hits || a.c[k].misses != b.c[k].misses ||
-                a.c[k].requests != b.c[k].requests || a.c[k].fetched != b.c[k].fetched)
-                fail_msg("model %d, reads of %llu: run %llu/%llu/%llu/%llu, reads %llu/%llu/%llu/%llu",
-                         k, (unsigned long long)r, (unsigned long long)a.c[k].hits,
-                         (unsigned long long)a.c[k].misses, (unsigned long long)a.c[k].requests,
-                         (unsigned long long)a.c[k].fetched, (unsigned long long)b.c[k].hits,
-                         (unsigned long long)b.c[k].misses, (unsigned long long)b.c[k].requests,
-                         (unsigned long long)b.c[k].fetched);
-        }
+        for (size_t j = 0; j < sizeof kernel / sizeof kernel[0]; j++)
+            assert_same_counts(&a, &b, kernel[j], r);
         ioh__models_free(&a);
         ioh__models_free(&b);
     }
@@ -955,15 +962,7 @@ static void test_runs_match_reads(void **state)
                 ioh__models_run(t ? &b : &a, t ? &sb : &sa, &g_no_hint, from - i * 8 * KIB,
                                 from - (i - 1) * 8 * KIB, 1);
         for (int k = IOH_AN_M_PREFETCH_2M; k <= IOH_AN_M_PREFETCH_16M; k++)
-            if (a.c[k].hits != b.c[k].hits || a.c[k].misses != b.c[k].misses ||
-                a.c[k].requests != b.c[k].requests || a.c[k].fetched != b.c[k].fetched)
-                fail_msg("look-behind, model %d, reads of %llu: run %llu/%llu/%llu/%llu, reads "
-                         "%llu/%llu/%llu/%llu",
-                         k, (unsigned long long)r, (unsigned long long)a.c[k].hits,
-                         (unsigned long long)a.c[k].misses, (unsigned long long)a.c[k].requests,
-                         (unsigned long long)a.c[k].fetched, (unsigned long long)b.c[k].hits,
-                         (unsigned long long)b.c[k].misses, (unsigned long long)b.c[k].requests,
-                         (unsigned long long)b.c[k].fetched);
+            assert_same_counts(&a, &b, k, r);
         assert_true(a.c[IOH_AN_M_PREFETCH_2M].fetched > a.c[IOH_AN_M_SEQUENTIAL].fetched);
         ioh__models_free(&a);
         ioh__models_free(&b);

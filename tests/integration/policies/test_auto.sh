@@ -101,6 +101,20 @@ fi
 # stride as reverse too) is not given the file below it. Cold, on a device
 # where WILLNEED works; skipped on tmpfs, whose reads are never slow. (On
 # slowfs, where the worker reads instead: below.)
+# tac_served NAME POLICY FILE: tac of FILE under POLICY prints what
+# $T/NAME.want holds, and at least half of its reads land in what was asked
+# below them (stats in $T/NAME.stats).
+tac_served() {
+    local name=$1 policy=$2 f=$3 hits hit of
+    LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=$policy IOHINT_STATS=1 \
+        tac "$f" 2>"$T/$name.stats" | cksum >"$T/$name.out"
+    cmp -s "$T/$name.want" "$T/$name.out" || fail "$name under $policy: output differs"
+    hits=$(sed -n 's/.*reads in prefetched ranges \([0-9]*\) of \([0-9]*\),.*/\1 \2/p' "$T/$name.stats")
+    read -r hit of <<<"${hits:-0 0}"
+    [[ $of -gt 0 && $((2 * hit)) -ge $of ]] ||
+        { show "$T/$name.stats"; fail "$name under $policy: tac's reads were not served from what was fetched below them ($hit of $of)"; }
+    CASES=$((CASES + 2))
+}
 evict_disk() {
     sync "$1"
     /usr/bin/python3 -c 'import os, sys
@@ -113,14 +127,7 @@ if [[ $(device_ra_kb "$T/stream.bin") -gt 0 ]]; then
     # backward run, as the look-ahead goes along any forward one.
     for policy in auto prefetch; do
         evict_disk "$T/rev.bin"
-        LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=$policy IOHINT_STATS=1 \
-            tac "$T/rev.bin" 2>"$T/rev.stats" | cksum >"$T/rev.out"
-        cmp -s "$T/rev.want" "$T/rev.out" || fail "reverse under $policy: output differs"
-        hits=$(sed -n 's/.*reads in prefetched ranges \([0-9]*\) of \([0-9]*\),.*/\1 \2/p' "$T/rev.stats")
-        read -r hit of <<<"${hits:-0 0}"
-        [[ $of -gt 0 && $((2 * hit)) -ge $of ]] ||
-            { show "$T/rev.stats"; fail "reverse under $policy: tac's reads were not served from what was fetched below them ($hit of $of)"; }
-        CASES=$((CASES + 2))
+        tac_served rev "$policy" "$T/rev.bin"
         # The effect, not the engine's bookkeeping: 8 KiB reads from the
         # top down to the middle, then the program stops; what is cached
         # below the middle was fetched for it (without the shim: nothing,
@@ -713,16 +720,10 @@ grep -q 'auto chose window for windowed' "$T/windowed-auto.applied" ||
 # are served from them (8 MB on the net preset: 1.43 s -> 0.13 s).
 tac "$T/src/bytes.bin" | cksum >"$T/rev-fuse.want"
 evict "$mnt/bytes.bin"
-LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
-    tac "$mnt/bytes.bin" 2>"$T/rev-fuse.stats" | cksum >"$T/rev-fuse.out"
-cmp -s "$T/rev-fuse.want" "$T/rev-fuse.out" || fail "reverse on slowfs: output differs"
-hits=$(sed -n 's/.*reads in prefetched ranges \([0-9]*\) of \([0-9]*\),.*/\1 \2/p' "$T/rev-fuse.stats")
-read -r hit of <<<"${hits:-0 0}"
-[[ $of -gt 0 && $((2 * hit)) -ge $of ]] ||
-    { show "$T/rev-fuse.stats"; fail "reverse on slowfs: tac's reads were not served from what the worker read below them ($hit of $of)"; }
+tac_served rev-fuse auto "$mnt/bytes.bin"
 grep -Eq 'bytes the worker read itself [1-9]' "$T/rev-fuse.stats" ||
     { show "$T/rev-fuse.stats"; fail "reverse on slowfs: the worker read nothing itself"; }
-CASES=$((CASES + 2))
+CASES=$((CASES + 1))
 
 run threads auto -- "$EX/index_reader" --threads 4 -k 300 "$mnt/blocks.dat" "$T/src/blocks.idx"
 ! grep -q 'prefetched' "$T/threads.applied" ||
