@@ -1462,7 +1462,11 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
          * the read-ahead, which goes forward only: it does nothing for such
          * reads (the model's, random misses, fetch the same either way; tac
          * measured the same) and read as a contradiction (a tester). */
-        r->hint = f->cls == IOH_CLS_REVERSE ? IOH_AN_HINT_NONE : IOH_AN_HINT_SEQUENTIAL;
+        /* Not where the program said RANDOM: the model replays the file
+         * under the doubled read-ahead, which only the SEQUENTIAL's veto of
+         * the RANDOM gives a file with forward stretches (review). */
+        r->hint = f->cls == IOH_CLS_REVERSE && !f->advised_random_reads ? IOH_AN_HINT_NONE
+                                                                          : IOH_AN_HINT_SEQUENTIAL;
         r->prefetch = g_prefetch[best - IOH_AN_M_PREFETCH_2M];
         break;
     case IOH_AN_M_WINDOW_4M:

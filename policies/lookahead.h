@@ -38,7 +38,8 @@
 #include <stdint.h>
 
 /* The look-behind's distance: twice what the backward run has read so far
- * (at least IOH_LOOKBEHIND_RUN_MIN), D at most, so that a run that stops
+ * (which is IOH_LOOKBEHIND_RUN_MIN or more when it is asked), D at most,
+ * so that a run that stops
  * has had at most twice its length fetched below it. Not the look-ahead's
  * ramp (512 KiB, doubling with each request): asking again at the next
  * read each time, it had 8 MiB fetched within ~100 KiB of backward reads

@@ -109,6 +109,8 @@ struct own_hint {
     uint64_t len;
     int64_t ret;
 };
+/* A posix_fadvise of the program's before read number `before`. */
+#define FADV(before, advice, off, len) {(before), IOH_OP_FADVISE, (advice), (off), (len), 0}
 
 /* One process reading one file of `size` bytes n times through pattern fn,
  * giving the nh hints h (ordered by `before`) on the way. */
@@ -378,6 +380,17 @@ static void test_reverse(void **state)
     assert_int_equal(f->rec.model, IOH_AN_M_PREFETCH_2M);
     assert_string_equal(f->rec.policy, "prefetch=2M");   /* no SEQUENTIAL: it reads ahead forward only */
     assert_true(strstr(f->rec.reason, "reads move backward") == f->rec.reason);
+    ioh_analysis_free(an);
+
+    /* The same reads after the program's RANDOM: the SEQUENTIAL stays in
+     * the policy, whose veto of the RANDOM the model assumes (review). */
+    const struct own_hint h[] = {FADV(0, POSIX_FADV_RANDOM, 0, 0)};
+    write_hinted("revbigr.iohtrace", (int64_t)big, big / (8 * KIB), p_reverse, &big, h, 1);
+    an = analyze1("revbigr.iohtrace");
+    f = ioh_analysis_file_ranked(an, 0);
+    assert_int_equal(f->cls, IOH_CLS_REVERSE);
+    assert_int_equal(f->rec.model, IOH_AN_M_PREFETCH_2M);
+    assert_string_equal(f->rec.policy, "sequential,prefetch=2M");
     ioh_analysis_free(an);
 }
 
@@ -1434,7 +1447,6 @@ static void test_readahead_recorded(void **state)
 
 /* ---- the program's own hints ------------------------------------------- */
 
-#define FADV(before, advice, off, len) {(before), IOH_OP_FADVISE, (advice), (off), (len), 0}
 
 /* Seed 004: posix_fadvise(RANDOM) at open, then 8 KiB reads front to back
  * (examples/wrong_hint). As is, the program's hint turned read-ahead off and

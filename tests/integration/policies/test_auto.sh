@@ -164,7 +164,8 @@ fi
 
 # The analyzer's model of the look-behind (analyzer/recommend.c) and the
 # shim's (engine.c) on the same reads: a file read backwards in 8 KiB reads
-# under `sequential,prefetch=2M` (what analyze recommends for such files);
+# under `sequential,prefetch=2M` (the model analyze recommends for such
+# files, as `prefetch=2M`);
 # the model's requests beyond its misses (the kernel reads nothing ahead of
 # a backward read: one request per miss) are the look-behind's, and the
 # trace records each of the shim's (applied.prefetch_requests). Cached or
