@@ -448,6 +448,10 @@ int ioh_report_json(const struct ioh_analysis *an, const struct ioh_report_opts 
  * prefetched ..."), as the text report's `applied` line says it, without
  * the label: 1 if anything (written to o unless NULL), else 0. */
 int ioh_report_applied(FILE *o, const struct ioh_an_file *f);
+/* The text report's lines on the read-ahead the models took ("  models
+ * assume a read-ahead of ...", notes), each ending in a newline; whether
+ * the files' values differ. */
+bool ioh_report_readahead(FILE *o, const struct ioh_analysis *an);
 /* One self-contained HTML page (analyzer/report_html.c, owned by the HTML
  * report); declared here until analyzer/report_html.h exists. */
 int ioh_report_html(const struct ioh_analysis *an, const char *path);

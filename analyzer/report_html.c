@@ -742,6 +742,23 @@ static void header(FILE *o, const struct ioh_analysis *an)
                    "are not here.</p>\n",
                 (size_t)an->untraced, an->untraced == 1 ? "" : "es",
                 an->untraced == 1 ? "its" : "their");
+    /* The read-ahead the models took, as the text report's header says it
+     * (what the predictions depend on; the page left it out). */
+    char *ra = NULL;
+    size_t ralen = 0;
+    FILE *m = open_memstream(&ra, &ralen);
+    if (m) {
+        ioh_report_readahead(m, an);
+        if (fclose(m) == 0 && ra)
+            for (char *save, *line = strtok_r(ra, "\n", &save); line;
+                 line = strtok_r(NULL, "\n", &save)) {
+                line += strspn(line, " ");
+                fputs("<p class=\"note\">", o);
+                esc(o, line);
+                fputs("</p>\n", o);
+            }
+    }
+    free(ra);
 }
 
 static void processes(FILE *o, const struct ioh_analysis *an)

@@ -384,8 +384,9 @@ static const struct ioh_an_file *commonest_readahead(const struct ioh_analysis *
 /* The read-ahead the models took: one line for the run when every file read
  * had the same (and from the same source), else the commonest here and a
  * line in each file's block (print_file); a note for files whose device a
- * later trace recorded. Returns whether the files' values differ. */
-static bool print_readahead(FILE *o, const struct ioh_analysis *an)
+ * later trace recorded. Returns whether the files' values differ. (The
+ * HTML report shows these lines too; analysis.h.) */
+bool ioh_report_readahead(FILE *o, const struct ioh_analysis *an)
 {
     uint32_t files, same;
     const struct ioh_an_file *common = commonest_readahead(an, &same, &files);
@@ -606,7 +607,7 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
                    "on the traces' filesystem (*.untraced): %s reads are not here\n",
                 num(b1, sizeof b1, an->untraced), an->untraced == 1 ? "" : "es",
                 an->untraced == 1 ? "its" : "their");
-    bool ra_differs = print_readahead(o, an);
+    bool ra_differs = ioh_report_readahead(o, an);
 
     shown_max = opts && opts->top ? opts->top : UINT32_MAX;
     uint32_t n = 0;

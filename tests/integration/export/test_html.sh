@@ -79,7 +79,8 @@ for name in ("log.txt", "events.root", "columns.bin"):
     assert data + "/" + name in text, "%s is not on the page" % name
 svgs = w.count.get("svg", 0)
 assert svgs >= 9, "only %d pictures for three files" % svgs
-for words in ("time since the run started", "offset", "request size", "Call sites"):
+for words in ("time since the run started", "offset", "request size", "Call sites",
+              "models assume "):
     assert words in text, "the page lacks %r" % words
 print("page: %d bytes, %d pictures, %d elements, well formed and self-contained"
       % (len(page), svgs, sum(w.count.values())))
