@@ -469,7 +469,7 @@ static void k_run(struct ioh__models *m, uint32_t k, struct ioh__ra *ra, uint64_
  * new run starts and the look-ahead starts over. */
 static void look_begin(struct ioh__look *lk, uint64_t off)
 {
-    if (off >= lk->run_end && off - lk->run_end < IOH_LOOKAHEAD_GAP)
+    if (ioh_lookahead_continues((int64_t)lk->run_end, (int64_t)off))
         return;
     lk->run_len = 0;
     lk->ahead = 0;
@@ -528,35 +528,16 @@ static uint64_t look_quiet_reads(const struct ioh__look *lk, uint64_t pos, uint6
  * WILLNEED pieces (1 MiB; SATA disks and loop devices take 1280 KiB); where
  * both are shorter it fetches less, as the `willneed` model assumes and
  * these do not (willneed_fetch): an upper bound there. */
-static bool behind_continues(const struct ioh__look *lk, uint64_t off, uint64_t end)
-{
-    return off < lk->back_at && end <= lk->back_at + IOH_LOOKAHEAD_GAP &&
-           end + IOH_LOOKAHEAD_GAP >= lk->back_at;
-}
-
 static bool look_behind(struct ioh__models *m, uint32_t k, struct ioh__look *lk, uint64_t d,
                         uint64_t off, uint64_t end, struct ioh__counts *c)
 {
-    const bool cont = behind_continues(lk, off, end);
-    lk->back_at = off;
-    if (!cont) {
-        lk->back_run = lk->back_lo = lk->back_hi = 0;
-        return false;
+    int64_t from, to;
+    const bool cont = ioh_lookbehind_step(&lk->back, d, (int64_t)off, (int64_t)end, &from, &to);
+    if (from < to) {
+        fetch(m, k, (uint64_t)from / PG, page_ceil((uint64_t)to), c);
+        lk->back.lo = from;
     }
-    lk->back_run += end - off;
-    if (lk->back_run < IOH_LOOKBEHIND_RUN_MIN)
-        return true;
-    if (lk->back_hi == 0)
-        lk->back_lo = lk->back_hi = off;
-    const uint64_t dist = ioh_lookbehind_dist(d, lk->back_run);
-    if (off > lk->back_lo && off - lk->back_lo > dist / 2)
-        return true;
-    const uint64_t from = off > dist ? off - dist : 0, to = lk->back_lo < off ? lk->back_lo : off;
-    if (to <= from)
-        return true;
-    fetch(m, k, from / PG, page_ceil(to), c);
-    lk->back_lo = from;
-    return true;
+    return cont;
 }
 
 /* p_run() of a run of one read. */
@@ -583,7 +564,8 @@ static void p_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
     /* Only the first read may continue a backward run (the next ones go
      * forward): replayed alone when it does, its look-behind's request
      * coming before the second read. */
-    const bool behind = behind_continues(lk, off, n == 1 ? end : off + r);
+    const bool behind = ioh_lookbehind_continues(&lk->back, (int64_t)off,
+                                                 (int64_t)(n == 1 ? end : off + r));
     uint64_t pos = off, left = n;
     while (left) {
         uint64_t j = behind && pos == off ? 1 : look_quiet_reads(lk, pos, r);
@@ -600,10 +582,8 @@ static void p_run(struct ioh__models *m, uint32_t k, struct ioh__model_stream *s
     }
     /* Every read that did not continue it started a backward run afresh:
      * the last one's. */
-    if (n > 1 || !behind) {
-        lk->back_at = last;
-        lk->back_run = lk->back_lo = lk->back_hi = 0;
-    }
+    if (n > 1 || !behind)
+        lk->back = (struct ioh_lookbehind){.at = (int64_t)last};
 }
 
 /* ioh_bits_set() of units [lo, hi) in window model idx's bitmap k: the

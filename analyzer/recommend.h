@@ -38,6 +38,7 @@
 
 #include "analysis.h"
 #include "bitmap.h"
+#include "lookahead.h"
 
 #define IOH_PAGE 4096u
 
@@ -67,9 +68,7 @@ struct ioh__look {
     uint64_t run_end, run_len;  /* the contiguous run it follows */
     uint64_t ahead;             /* asked for up to this byte (0: nothing yet) */
     uint64_t dist;              /* its distance now (0: not started) */
-    /* the look-behind: where the last read began, the bytes continuing its
-     * backward run, and [back_lo, back_hi) asked below it */
-    uint64_t back_at, back_run, back_lo, back_hi;
+    struct ioh_lookbehind back; /* the look-behind (policies/lookahead.h) */
 };
 
 /* Per stream. Zero-initialised is the start state. */

@@ -107,11 +107,7 @@ struct ioh_pol_file {
     uint64_t run_len;              /* ... and how long it is */
     uint64_t pf_dist;              /* current look-ahead, ramps up */
     int64_t pf_lo, pf_hi;          /* the prefetched window */
-    int64_t back_at;               /* look-behind: where the last read began, */
-    uint64_t back_run;             /* the bytes of the reads that continued its
-                                      backward run (lookahead.h), */
-    int64_t back_lo, back_hi;      /* and [back_lo, back_hi) asked below the run
-                                      (back_hi 0: nothing) */
+    struct ioh_lookbehind back;    /* the look-behind (lookahead.h) */
     int64_t win_start;             /* the reader's window (classifier), */
     uint64_t win_len;              /* 0 until a decision measured one */
     int64_t stride;                /* strided: the jump */
@@ -886,35 +882,15 @@ static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
 static int lookbehind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t off,
                       int64_t end, enum ioh_prefetch_how how)
 {
-    int cont = off < pf->back_at && end <= pf->back_at + (int64_t)IOH_LOOKAHEAD_GAP &&
-               end + (int64_t)IOH_LOOKAHEAD_GAP >= pf->back_at;
-    pf->back_at = off;
-    if (!cont) {
-        pf->back_run = 0;
-        pf->back_lo = pf->back_hi = 0;
-        return 0;
-    }
-    pf->back_run += (uint64_t)(end - off);
-    if (pf->back_run < IOH_LOOKBEHIND_RUN_MIN)
-        return 1;
-    if (pf->back_hi == 0)
-        pf->back_lo = pf->back_hi = off;
-    uint64_t dist = ioh_lookbehind_dist(pf->act.prefetch_distance, pf->back_run);
-    if (off - pf->back_lo > (int64_t)dist / 2)
-        return 1;
-    /* Not above the reader: it may have gone below what was asked (a read
-     * longer than half the distance, a request the full queue refused). */
-    int64_t from = off - (int64_t)dist, to = pf->back_lo < off ? pf->back_lo : off;
-    if (from < 0)
-        from = 0;
-    if (to <= from)
-        return 1;
-    if (ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from), how) == 0) {
-        pf->back_lo = from;
+    int64_t from, to;
+    int cont = ioh_lookbehind_step(&pf->back, pf->act.prefetch_distance, off, end, &from, &to);
+    if (from < to &&
+        ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from), how) == 0) {
+        pf->back.lo = from;
         pf->pf_bytes += (uint64_t)(to - from);
         ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
     }
-    return 1;
+    return cont;
 }
 
 /* Window: keep the reader's window, as the classifier measures it over the
@@ -1023,7 +999,7 @@ static void prefetch_account(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf,
     pf->pf_reads++;
     int hit = (off >= pf->pf_lo && end <= pf->pf_hi) ||
               (end <= pf->pf_end && off >= 0 && pf->pf_end > 0) ||
-              (off >= pf->back_lo && end <= pf->back_hi);
+              (off >= pf->back.lo && end <= pf->back.hi);
     pf->pf_hits += (uint64_t)hit;
     atomic_fetch_add_explicit(&g.pf_reads, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&g.pf_hits, (uint64_t)hit, memory_order_relaxed);
@@ -1327,7 +1303,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
         /* A look-ahead follows one contiguous run: a jump (samtools going to
          * its next region) starts over, so no distance is spent past the
          * end of a run that stops. */
-        if (from >= pf->run_end && from - pf->run_end < IOH_LOOKAHEAD_GAP) {
+        if (ioh_lookahead_continues(pf->run_end, from)) {
             pf->run_len += (uint64_t)(end - from);
         } else {
             pf->run_len = (uint64_t)ret;
@@ -1350,11 +1326,11 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
                        pf->run_len >= IOH_LOOKAHEAD_RUN_MIN) {
                 lookahead(fd, o, pf, end, how);
             }
-        } else if (pf->back_hi) {
+        } else if (pf->back.hi) {
             /* Off (a decision, a back-off): what it asked is no longer the
              * policy's, and reads there are not its hits. */
-            pf->back_lo = pf->back_hi = 0;
-            pf->back_run = 0;
+            pf->back.lo = pf->back.hi = 0;
+            pf->back.run = 0;
         }
         if (a & IOH_ACT_WINDOW)
             window(fd, o, pf);

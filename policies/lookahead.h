@@ -22,7 +22,7 @@
  * keeps [s - dist, s) asked for, with one request whenever no more than
  * dist/2 remains below, dist twice the run's length so far, up to D
  * (ioh_lookbehind_dist); a read that continued a backward run gets no
- * look-ahead. Pure definitions. */
+ * look-ahead. Pure definitions and functions. */
 #ifndef IOH_LOOKAHEAD_H
 #define IOH_LOOKAHEAD_H
 
@@ -37,10 +37,17 @@
 
 #include <stdint.h>
 
+/* Does a read starting at off continue a forward run that ended at
+ * run_end? */
+static inline int ioh_lookahead_continues(int64_t run_end, int64_t off)
+{
+    return off >= run_end && off - run_end < (int64_t)IOH_LOOKAHEAD_GAP;
+}
+
 /* The look-behind's distance: twice what the backward run has read so far
  * (which is IOH_LOOKBEHIND_RUN_MIN or more when it is asked), D at most,
- * so that a run that stops
- * has had at most twice its length fetched below it. Not the look-ahead's
+ * so that a run that stops has had at most twice its length fetched below
+ * it. Not the look-ahead's
  * ramp (512 KiB, doubling with each request): asking again at the next
  * read each time, it had 8 MiB fetched within ~100 KiB of backward reads
  * (`tail -n 1500` of 150 files of 2 MB under `prefetch`: 1.7x slower than
@@ -50,6 +57,52 @@ static inline uint64_t ioh_lookbehind_dist(uint64_t d, uint64_t run)
 {
     uint64_t want = run > IOH_LOOKBEHIND_RUN_MIN / 2 ? 2 * run : IOH_LOOKBEHIND_RUN_MIN;
     return d < want ? d : want;
+}
+
+/* The look-behind along one description's reads; all zero: none yet. */
+struct ioh_lookbehind {
+    int64_t at;                    /* where the last read began */
+    uint64_t run;                  /* bytes of the reads that continued the run */
+    int64_t lo, hi;                /* [lo, hi) asked below it (hi 0: nothing) */
+};
+
+/* Does a read of [off, end) continue the backward run? */
+static inline int ioh_lookbehind_continues(const struct ioh_lookbehind *lb, int64_t off,
+                                           int64_t end)
+{
+    return off < lb->at && end <= lb->at + (int64_t)IOH_LOOKAHEAD_GAP &&
+           end + (int64_t)IOH_LOOKAHEAD_GAP >= lb->at;
+}
+
+/* After a read of [off, end), with D the distance at most: 0 if it did not
+ * continue a backward run (it starts one), else 1, with [*from, *to) to ask
+ * for now when *from < *to (the caller sets lb->lo = *from once asked). Not
+ * above the reader: it may have gone below what was asked (a read longer
+ * than half the distance, a request the full queue refused). The engine's
+ * (engine.c, lookbehind) and the model's (analyzer/recommend.c,
+ * look_behind) one step. */
+static inline int ioh_lookbehind_step(struct ioh_lookbehind *lb, uint64_t d, int64_t off,
+                                      int64_t end, int64_t *from, int64_t *to)
+{
+    *from = *to = 0;
+    int cont = ioh_lookbehind_continues(lb, off, end);
+    lb->at = off;
+    if (!cont) {
+        lb->run = 0;
+        lb->lo = lb->hi = 0;
+        return 0;
+    }
+    lb->run += (uint64_t)(end - off);
+    if (lb->run < IOH_LOOKBEHIND_RUN_MIN)
+        return 1;
+    if (lb->hi == 0)
+        lb->lo = lb->hi = off;
+    uint64_t dist = ioh_lookbehind_dist(d, lb->run);
+    if (off - lb->lo > (int64_t)dist / 2)
+        return 1;
+    *from = off > (int64_t)dist ? off - (int64_t)dist : 0;
+    *to = lb->lo < off ? lb->lo : off;
+    return 1;
 }
 
 #endif
