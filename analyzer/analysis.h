@@ -408,6 +408,16 @@ static inline uint64_t ioh_an_file_extent(const struct ioh_an_file *f)
     return f->size > 0 && (uint64_t)f->size > f->m.max_end ? (uint64_t)f->size : f->m.max_end;
 }
 
+/* Files the run read from (a file only opened, such as a redirected
+ * output, is not one): the count every report gives. */
+static inline uint32_t ioh_an_files_read(const struct ioh_analysis *an)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < an->nfiles; i++)
+        n += an->files[i].m.reads > 0;
+    return n;
+}
+
 struct ioh_analysis *ioh_analysis_new(const struct ioh_an_params *p);
 void ioh_analysis_free(struct ioh_analysis *an);
 

@@ -727,11 +727,9 @@ static void header(FILE *o, const struct ioh_analysis *an)
     fputs(g_css, o);
     fputs("</style>\n</head>\n<body>\n<h1>iohint: how the files were read</h1>\n", o);
     double span = an->t1 > an->t0 ? (double)(an->t1 - an->t0) : 0;
-    /* Files read, as the text report counts them (a file only opened,
-     * such as a redirected output, is not one; a tester). */
-    uint32_t read = 0;
-    for (uint32_t i = 0; i < an->nfiles; i++)
-        read += an->files[i].m.reads > 0;
+    /* Files read, as the text report counts them (a file only opened is
+     * not one; a tester). */
+    uint32_t read = ioh_an_files_read(an);
     fprintf(o, "<p class=\"note\">%u process%s, %u file%s read, %s reads, %s read, over %s.</p>\n",
             an->nprocesses, an->nprocesses == 1 ? "" : "es", read, read == 1 ? "" : "s",
             count(a, sizeof a, an->reads), ioh_html_bytes(b, sizeof b, (double)an->bytes),

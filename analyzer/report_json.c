@@ -497,9 +497,7 @@ int ioh_report_json(const struct ioh_analysis *an, const struct ioh_report_opts 
     u_(&w, "min_reads", p->cls.min_reads);
     end_obj(&w);
 
-    uint32_t read_files = 0;
-    for (uint32_t i = 0; i < an->nfiles; i++)
-        read_files += an->files[i].m.reads > 0;
+    uint32_t read_files = ioh_an_files_read(an);
     obj(&w, "summary");
     u_(&w, "processes", an->nprocesses);
     u_(&w, "untraced_processes", an->untraced);

@@ -570,10 +570,7 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
 int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts *opts, FILE *o)
 {
     char b1[32], b2[32], b3[32];
-    uint32_t read_files = 0, shown_max = 0, hidden = 0;
-    for (uint32_t i = 0; i < an->nfiles; i++)
-        if (an->files[i].m.reads)
-            read_files++;
+    uint32_t read_files = ioh_an_files_read(an), shown_max = 0, hidden = 0;
     fprintf(o, "iohint analyze: %u process%s, %u file%s read, %s read%s, %s in %s\n",
             an->nprocesses, an->nprocesses == 1 ? "" : "es", read_files,
             plural(read_files), num(b1, sizeof b1, an->reads), plural(an->reads),
