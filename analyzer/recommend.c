@@ -1506,7 +1506,7 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
     /* Not for a trace made under a policy that acted on the file: its
      * reads were sped up by it, not by the kernel (a review). */
     uint64_t acted = f->applied.served_reads + f->applied.prefetch_bytes;
-    for (int k = 0; k < 9; k++)
+    for (size_t k = 0; k < sizeof f->applied.actions / sizeof f->applied.actions[0]; k++)
         acted += f->applied.actions[k];
     if (best != IOH_AN_M_DEFAULT && traced > 0 && base >= 2 * traced && base - traced > 1e6 &&
         !acted)
