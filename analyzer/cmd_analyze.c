@@ -1,7 +1,7 @@
 /* cmd_analyze.c - `iohint analyze`: explain how each file was read.
  *
  *   iohint analyze [--json] [--html FILE] [--top N] [--all] [--stats]
- *                  [--ra-kb KB] TRACE|DIR...
+ *                  [--ra-kb KB] [--mem SIZE] TRACE|DIR...
  *
  * Reads the traces (multireader.h), builds the model (analysis.h) in one
  * pass and prints the text report, or JSON with --json; --html FILE also
@@ -18,12 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "analysis.h"
 #include "commands.h"
 #include "multireader.h"
+#include "parse.h"
 
 #ifdef IOH_NO_HTML_REPORT
 /* Built without report_html.c: --html says so. */
@@ -36,7 +38,7 @@ int ioh_report_html(const struct ioh_analysis *an, const char *path)
 #endif
 
 #define USAGE "usage: iohint analyze [--json] [--html FILE] [--top N] [--all] [--stats] " \
-              "[--ra-kb KB] TRACE|DIR...\n"
+              "[--ra-kb KB] [--mem SIZE] TRACE|DIR...\n"
 /* Progress is worth showing above this much trace. */
 #define PROGRESS_MIN_BYTES (256ull << 20)
 
@@ -58,6 +60,16 @@ static int parse_u32(const char *s, uint32_t *out)
     return 0;
 }
 
+/* This machine's memory, for the traces made here; 0 (unknown) if sysinfo
+ * fails, and noreuse then goes by noreuse_min alone. */
+static uint64_t machine_memory(void)
+{
+    struct sysinfo si;
+    if (sysinfo(&si) != 0)
+        return 0;
+    return (uint64_t)si.totalram * (si.mem_unit ? si.mem_unit : 1);
+}
+
 static void help(FILE *o)
 {
     fputs(USAGE, o);
@@ -73,7 +85,10 @@ static void help(FILE *o)
           "  --stats       print records/s, CPU time and peak memory to stderr\n"
           "  --ra-kb KB    the kernel read-ahead the policy models assume for every file\n"
           "                (default: each file's device's, as its trace recorded it; 128\n"
-          "                where the trace has none)\n",
+          "                where the trace has none)\n"
+          "  --mem SIZE    the memory of the machine the traces ran on (default: this\n"
+          "                machine's); noreuse is told only for files read once that are\n"
+          "                larger than half of it, as auto does\n",
           o);
 }
 
@@ -86,12 +101,14 @@ int ioh_cmd_analyze(int argc, char **argv)
         {"all", no_argument, NULL, 'a'},
         {"stats", no_argument, NULL, 's'},
         {"ra-kb", required_argument, NULL, 'r'},
+        {"mem", required_argument, NULL, 'm'},
         {"help", no_argument, NULL, 'h'},
         {0, 0, 0, 0},
     };
     struct ioh_report_opts ro = {.top = 10, .all = false};
     struct ioh_an_params params;
     ioh_an_params_default(&params);
+    params.mem_bytes = machine_memory();
     int json = 0, stats = 0, c;
     bool top_given = false;
     const char *html = NULL;
@@ -120,6 +137,16 @@ int ioh_cmd_analyze(int argc, char **argv)
             params.ra_bytes = (uint64_t)v * 1024;
             params.ra_forced = true;
             break;
+        case 'm': {
+            int64_t mem;
+            if (ioh_parse_size(optarg, &mem) < 0 || mem <= 0) {
+                fprintf(stderr, "iohint analyze: --mem wants a size such as 64G, not '%s'\n",
+                        optarg);
+                return 2;
+            }
+            params.mem_bytes = (uint64_t)mem;
+            break;
+        }
         case 'h': help(stdout); return 0;
         default: fputs(USAGE, stderr); return 2;
         }

@@ -1474,14 +1474,19 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
         r->overrides = IOH_AN_HINT_SEQUENTIAL;
 
     /* Drop-behind for big files read once, when its model shows no read
-     * waiting more than as is: it frees the page cache for others. Not for
-     * a file read backwards: the shim drops below the reader, where such a
-     * reader is going (policies/engine.c, drop_behind). */
+     * waiting more than as is: it frees the page cache for others. Only
+     * above half of the machine's memory, where auto adds it too: below,
+     * the scan evicts little, and a second run of the program would find
+     * nothing cached (a 300 MB file on a 24 GiB machine was told noreuse;
+     * a tester). Not for a file read backwards: the shim drops below the
+     * reader, where such a reader is going (policies/engine.c,
+     * drop_behind). */
     const struct ioh_an_effect *nr = &f->effects[IOH_AN_M_NOREUSE];
     bool kernel_only = (best == IOH_AN_M_DEFAULT || best == IOH_AN_M_SEQUENTIAL ||
                         best == IOH_AN_M_PREFETCH_2M || best == IOH_AN_M_PREFETCH_16M) &&
                        f->cls != IOH_CLS_REVERSE;
-    if (kernel_only && f->footprint >= p->noreuse_min && f->reread_ratio < 0.01 &&
+    bool over_memory = p->mem_bytes == 0 || f->footprint > p->mem_bytes / 2;
+    if (kernel_only && f->footprint >= p->noreuse_min && over_memory && f->reread_ratio < 0.01 &&
         nr->misses <= r->baseline.misses && f->m.reads > 0) {
         r->noreuse = true;
         if (best == IOH_AN_M_DEFAULT) {
@@ -1538,10 +1543,11 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
     }
     if (r->noreuse && best != IOH_AN_M_DEFAULT) {
         size_t n = strlen(r->reason);
-        snprintf(r->reason + n, sizeof r->reason - n, "; read once: drop behind");
+        snprintf(r->reason + n, sizeof r->reason - n,
+                 "; read once, over half of memory: drop behind");
     } else if (r->noreuse) {
-        say(r,
-                 "read once and large: dropping pages behind the reads frees the cache at no cost");
+        say(r, "read once and over half of memory: dropping pages behind the reads frees the "
+               "cache at no cost");
         enum ioh_an_hint own = program_hint(f);
         if (own != IOH_AN_HINT_NONE)
             own_hint_reason(f, r, own);

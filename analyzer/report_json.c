@@ -490,6 +490,7 @@ int ioh_report_json(const struct ioh_analysis *an, const struct ioh_report_opts 
     b_(&w, "ra_forced", p->ra_forced);
     u_(&w, "willneed_max", p->willneed_max);
     u_(&w, "noreuse_min", p->noreuse_min);
+    u_(&w, "mem_bytes", p->mem_bytes);
     d_(&w, "latency_s", p->latency_ns / 1e9);
     d_(&w, "request_s", p->request_ns / 1e9);
     d_(&w, "bandwidth", p->bandwidth);

@@ -295,6 +295,37 @@ static void test_sequential(void **state)
     ioh_analysis_free(an);
 }
 
+/* noreuse is told for a file read once only above half of the traced
+ * machine's memory, the line auto draws: a 300 MB file on a 24 GiB machine
+ * was told noreuse, so a second run would find nothing cached (a tester). */
+static void test_noreuse_memory(void **state)
+{
+    (void)state;
+    uint64_t sz = 128 * KIB;
+    write_one("nr.iohtrace", 64 * MIB, 512, p_seq, &sz);
+    const char *paths[] = {tpath("nr.iohtrace")};
+    static const struct {
+        uint64_t mem;
+        bool noreuse;
+    } cases[] = {
+        {0, true},            /* unknown: noreuse_min alone */
+        {100 * MIB, true},    /* 64 MiB is over half of it */
+        {128 * MIB, false},   /* exactly half: not over */
+        {GIB, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ioh_an_params p;
+        ioh_an_params_default(&p);
+        p.mem_bytes = cases[i].mem;
+        struct ioh_analysis *an = analyze(paths, 1, &p);
+        const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
+        assert_int_equal(f->footprint, 64 * MIB);
+        assert_int_equal(f->rec.noreuse, cases[i].noreuse);
+        assert_int_equal(strstr(f->rec.policy, "noreuse") != NULL, cases[i].noreuse);
+        ioh_analysis_free(an);
+    }
+}
+
 static void test_reverse(void **state)
 {
     (void)state;
@@ -2054,6 +2085,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sequential),
+        cmocka_unit_test(test_noreuse_memory),
         cmocka_unit_test(test_reverse),
         cmocka_unit_test(test_strided),
         cmocka_unit_test(test_windowed),
