@@ -472,8 +472,7 @@ static void look_begin(struct ioh__look *lk, uint64_t off)
     if (ioh_lookahead_continues((int64_t)lk->run_end, (int64_t)off))
         return;
     lk->run_len = 0;
-    lk->ahead = 0;
-    lk->dist = 0;
+    lk->ahead = (struct ioh_lookahead){0};
 }
 
 /* After the reads of [from, e) (from: where they started): the run grows,
@@ -485,20 +484,11 @@ static void look_after(struct ioh__models *m, uint32_t k, struct ioh__look *lk, 
     lk->run_end = e;
     if (!ask || lk->run_len < IOH_LOOKAHEAD_RUN_MIN)
         return;
-    if (!lk->dist)
-        lk->dist = d < IOH_LOOKAHEAD_FIRST ? d : IOH_LOOKAHEAD_FIRST;
-    if (lk->ahead < e)
-        lk->ahead = e;
-    if (lk->ahead - e > lk->dist / 2)
+    int64_t lo, hi;
+    if (!ioh_lookahead_step(&lk->ahead, d, (int64_t)m->limit, (int64_t)e, &lo, &hi))
         return;
-    uint64_t to = e + lk->dist;
-    if (to > m->limit)
-        to = m->limit;
-    if (to <= lk->ahead)
-        return;
-    fetch(m, k, lk->ahead / PG, page_ceil(to), c);
-    lk->ahead = to;
-    lk->dist = 2 * lk->dist < d ? 2 * lk->dist : d;
+    fetch(m, k, (uint64_t)lo / PG, page_ceil((uint64_t)hi), c);
+    lk->ahead.end = hi;     /* the model's requests are all taken */
 }
 
 /* Of reads of r bytes from pos, how many until one after which
@@ -509,10 +499,10 @@ static uint64_t look_quiet_reads(const struct ioh__look *lk, uint64_t pos, uint6
     uint64_t need;
     if (lk->run_len < IOH_LOOKAHEAD_RUN_MIN)
         need = IOH_LOOKAHEAD_RUN_MIN - lk->run_len;     /* bytes still to read */
-    else if (!lk->dist || lk->ahead <= pos + lk->dist / 2)
+    else if (!lk->ahead.dist || (uint64_t)lk->ahead.end <= pos + lk->ahead.dist / 2)
         return 1;
     else
-        need = lk->ahead - lk->dist / 2 - pos;          /* where it asks again */
+        need = (uint64_t)lk->ahead.end - lk->ahead.dist / 2 - pos;   /* where it asks again */
     return (need + r - 1) / r;
 }
 

@@ -66,8 +66,7 @@ struct ioh__blk {
  * lookahead.h has its rule). */
 struct ioh__look {
     uint64_t run_end, run_len;  /* the contiguous run it follows */
-    uint64_t ahead;             /* asked for up to this byte (0: nothing yet) */
-    uint64_t dist;              /* its distance now (0: not started) */
+    struct ioh_lookahead ahead; /* the look-ahead (policies/lookahead.h) */
     struct ioh_lookbehind back; /* the look-behind (policies/lookahead.h) */
 };
 

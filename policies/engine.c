@@ -102,10 +102,10 @@ struct ioh_pol_file {
     uint64_t slow_ewma;            /* ns, reads that were not served */
     int64_t drop_done;             /* drop-behind released [0, drop_done) */
     /* prefetch */
-    int64_t pf_end;                /* prefetched up to here (look-ahead) */
+    struct ioh_lookahead ahead;    /* the look-ahead (lookahead.h); its end is
+                                      also the strides' (strides) */
     int64_t run_end;               /* where the current contiguous run ends */
     uint64_t run_len;              /* ... and how long it is */
-    uint64_t pf_dist;              /* current look-ahead, ramps up */
     int64_t pf_lo, pf_hi;          /* the prefetched window */
     struct ioh_lookbehind back;    /* the look-behind (lookahead.h) */
     int64_t win_start;             /* the reader's window (classifier), */
@@ -845,28 +845,15 @@ static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
             return;
         }
     }
-    if (!pf->pf_dist)             /* a distance below the ramp's start: that much */
-        pf->pf_dist = pf->act.prefetch_distance < IOH_LOOKAHEAD_FIRST ? pf->act.prefetch_distance
-                                                                        : IOH_LOOKAHEAD_FIRST;
-    uint64_t dist = pf->pf_dist;
-    if (pf->pf_end < end)
-        pf->pf_end = end;
-    if (pf->pf_end - end > (int64_t)dist / 2)
-        return;
-    int64_t from = pf->pf_end, to = end + (int64_t)dist;
-    if (pf->size > 0 && to > pf->size)
-        to = pf->size;
-    if (to <= from)
+    int64_t from, to;
+    if (!ioh_lookahead_step(&pf->ahead, pf->act.prefetch_distance,
+                            pf->size > 0 ? pf->size : INT64_MAX, end, &from, &to))
         return;
     if (ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from), how) == 0) {
-        pf->pf_end = to;
+        pf->ahead.end = to;
         pf->pf_bytes += (uint64_t)(to - from);
         ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
     }
-    if (pf->pf_dist < pf->act.prefetch_distance)
-        pf->pf_dist *= 2;
-    if (pf->pf_dist > pf->act.prefetch_distance)
-        pf->pf_dist = pf->act.prefetch_distance;
 }
 
 /* The look-behind (policies/lookahead.h): keep [off - distance, off) asked
@@ -964,17 +951,17 @@ static void strides(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t 
         return;
     }
     int64_t horizon = off + (int64_t)pf->act.prefetch_distance;
-    if (pf->pf_end < off + stride)
-        pf->pf_end = off + stride;
-    if (pf->pf_end - off > (int64_t)pf->act.prefetch_distance / 2)
+    if (pf->ahead.end < off + stride)
+        pf->ahead.end = off + stride;
+    if (pf->ahead.end - off > (int64_t)pf->act.prefetch_distance / 2)
         return;
-    for (int64_t at = pf->pf_end; at < horizon; at += stride) {
+    for (int64_t at = pf->ahead.end; at < horizon; at += stride) {
         if (pf->size > 0 && at >= pf->size)
             break;
         if (ioh_prefetch_enqueue(fd, o->dev, o->ino, at, len, pf->pf_how) != 0)
             break;
         pf->pf_bytes += len;
-        pf->pf_end = at + stride;
+        pf->ahead.end = at + stride;
     }
 }
 
@@ -998,7 +985,7 @@ static void prefetch_account(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf,
         return;
     pf->pf_reads++;
     int hit = (off >= pf->pf_lo && end <= pf->pf_hi) ||
-              (end <= pf->pf_end && off >= 0 && pf->pf_end > 0) ||
+              (end <= pf->ahead.end && off >= 0 && pf->ahead.end > 0) ||
               (off >= pf->back.lo && end <= pf->back.hi);
     pf->pf_hits += (uint64_t)hit;
     atomic_fetch_add_explicit(&g.pf_reads, 1, memory_order_relaxed);
@@ -1308,8 +1295,7 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
         } else {
             pf->run_len = (uint64_t)ret;
             if (pf->decided != IOH_CLS_STRIDED) {   /* strides jump on purpose */
-                pf->pf_end = 0;
-                pf->pf_dist = 0;
+                pf->ahead = (struct ioh_lookahead){0};
             }
         }
         pf->run_end = end;

@@ -1,7 +1,6 @@
 /* lookahead.h - the rule of the `prefetch` look-ahead and look-behind, in one
  * place for the engine that applies it (engine.c: ioh_pol_observe,
- * lookahead, lookbehind) and for the
- * analyzer's model of it (analyzer/recommend.c), so that what `iohint
+ * lookahead, lookbehind) and for the analyzer's model of it (analyzer/recommend.c), so that what `iohint
  * analyze` predicts for `prefetch=D` is what the shim does.
  *
  * The look-ahead follows one contiguous run of a description's reads: a read
@@ -42,6 +41,38 @@
 static inline int ioh_lookahead_continues(int64_t run_end, int64_t off)
 {
     return off >= run_end && off - run_end < (int64_t)IOH_LOOKAHEAD_GAP;
+}
+
+/* The look-ahead along one run of a description's reads; all zero: none
+ * yet. */
+struct ioh_lookahead {
+    int64_t end;                   /* asked for up to here (0: nothing yet) */
+    uint64_t dist;                 /* its distance now (0: not started) */
+};
+
+/* After a read ending at e, in a run that holds IOH_LOOKAHEAD_RUN_MIN bytes
+ * or more, with D the distance at most and limit the end of the file
+ * (INT64_MAX if unknown): 1 with [*from, *to) to ask for now (the caller
+ * sets la->end = *to once asked), else 0. The distance ramps with each
+ * request, asked or refused by a full queue. The engine's (engine.c,
+ * lookahead) and the model's (analyzer/recommend.c, look_after) one step. */
+static inline int ioh_lookahead_step(struct ioh_lookahead *la, uint64_t d, int64_t limit,
+                                     int64_t e, int64_t *from, int64_t *to)
+{
+    if (!la->dist)                 /* a distance below the ramp's start: that much */
+        la->dist = d < IOH_LOOKAHEAD_FIRST ? d : IOH_LOOKAHEAD_FIRST;
+    if (la->end < e)
+        la->end = e;
+    if (la->end - e > (int64_t)la->dist / 2)
+        return 0;
+    *from = la->end;
+    *to = e + (int64_t)la->dist;
+    if (*to > limit)
+        *to = limit;
+    if (*to <= *from)
+        return 0;
+    la->dist = 2 * la->dist < d ? 2 * la->dist : d;
+    return 1;
 }
 
 /* The look-behind's distance: twice what the backward run has read so far
