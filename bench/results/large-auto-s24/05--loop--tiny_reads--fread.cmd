@@ -1,0 +1,1 @@
+/work/main/build-rel/analyzer/iohint compare --cold -n 21 -p auto --json -- /work/main/build-rel/examples/tiny_reads --mode fread /var/tmp/iohint-bench/loop/ints.bin

@@ -1,0 +1,1 @@
+/work/main/build-rel/analyzer/iohint compare --cold -n 21 -p auto --json -- /work/main/build-rel/examples/index_reader --threads 4 /var/tmp/iohint-bench/loop/blocks.dat /var/tmp/iohint-bench/loop/blocks.idx

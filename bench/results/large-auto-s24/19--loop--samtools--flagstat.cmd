@@ -1,0 +1,1 @@
+/work/main/build-rel/analyzer/iohint compare --cold -n 21 -p auto --json -- /usr/bin/samtools flagstat /var/tmp/iohint-bench/loop/sam/reads.bam
