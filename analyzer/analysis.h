@@ -70,9 +70,9 @@ struct ioh_an_params {
     uint64_t willneed_max;      /* 256 MiB: largest file WILLNEED is considered for */
     uint64_t noreuse_min;       /* 64 MiB: smallest read-once footprint noreuse is added for */
     uint64_t mem_bytes;         /* 0 (unknown): the memory of the machine the traces ran on;
-                                   noreuse only for a footprint above half of it, the line
-                                   auto draws (policies/engine.c); `iohint analyze` sets this
-                                   machine's, or --mem */
+                                   noreuse only for a footprint above half of it (auto: a
+                                   sequential file's size, policies/engine.c), never if
+                                   unknown; `iohint analyze` sets this machine's, or --mem */
     double   latency_ns;        /* 70000: one request the program waits for (qd1 4 KiB) */
     double   request_ns;        /* 11000: device time of one overlapped request (qd32) */
     double   bandwidth;         /* 1.5 GiB/s: bytes per second fetched from storage */

@@ -61,7 +61,7 @@ static int parse_u32(const char *s, uint32_t *out)
 }
 
 /* This machine's memory, for the traces made here; 0 (unknown) if sysinfo
- * fails, and noreuse then goes by noreuse_min alone. */
+ * fails, and noreuse is then never told. */
 static uint64_t machine_memory(void)
 {
     struct sysinfo si;
@@ -87,8 +87,8 @@ static void help(FILE *o)
           "                (default: each file's device's, as its trace recorded it; 128\n"
           "                where the trace has none)\n"
           "  --mem SIZE    the memory of the machine the traces ran on (default: this\n"
-          "                machine's); noreuse is told only for files read once that are\n"
-          "                larger than half of it, as auto does\n",
+          "                machine's); noreuse is told only for a file read once whose\n"
+          "                bytes read are more than half of it\n",
           o);
 }
 

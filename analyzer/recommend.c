@@ -1396,6 +1396,13 @@ static enum ioh_an_model cheapest(const struct ioh_an_file *f, bool family, bool
     return best;
 }
 
+/* Does a policy predicted at cost save enough over base to be told: 10% of
+ * the estimated time and 100 us? */
+static bool saves(double cost, double base)
+{
+    return cost <= 0.9 * base && base - cost >= 100e3;
+}
+
 /* The candidate to recommend: the cheapest; among those within 10% of it,
  * the one made for the file's class; none unless it saves 10% of the
  * estimated time and 100 us. */
@@ -1419,10 +1426,9 @@ static enum ioh_an_model choose(const struct ioh_an_file *f, double base, bool c
      * early (tail). */
     const struct ioh_an_effect *behind = &f->effects[IOH_AN_M_PREFETCH_2M];
     if (f->cls == IOH_CLS_REVERSE && best == IOH_AN_M_WILLNEED && behind->valid &&
-        behind->cost_ns <= 1.25 * f->effects[best].cost_ns)
+        f->effects[best].cost_ns >= 0.75 * behind->cost_ns && saves(behind->cost_ns, base))
         best = IOH_AN_M_PREFETCH_2M;
-    double best_cost = f->effects[best].cost_ns;
-    if (best != IOH_AN_M_DEFAULT && (best_cost > 0.9 * base || base - best_cost < 100e3))
+    if (best != IOH_AN_M_DEFAULT && !saves(f->effects[best].cost_ns, base))
         best = IOH_AN_M_DEFAULT;
     return best;
 }
@@ -1481,17 +1487,18 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
 
     /* Drop-behind for big files read once, when its model shows no read
      * waiting more than as is: it frees the page cache for others. Only
-     * above half of the machine's memory, where auto adds it too: below,
-     * the scan evicts little, and a second run of the program would find
-     * nothing cached (a 300 MB file on a 24 GiB machine was told noreuse;
-     * a tester). Not for a file read backwards: the shim drops below the
+     * for bytes read above half of the machine's memory (auto: a
+     * sequential file's size above half of it), never where that memory
+     * is unknown: below, the scan evicts little, and a second run of the
+     * program would find nothing cached (a 300 MB file on a 24 GiB machine
+     * was told noreuse; a tester). Not for a file read backwards: the shim drops below the
      * reader, where such a reader is going (policies/engine.c,
      * drop_behind). */
     const struct ioh_an_effect *nr = &f->effects[IOH_AN_M_NOREUSE];
     bool kernel_only = (best == IOH_AN_M_DEFAULT || best == IOH_AN_M_SEQUENTIAL ||
                         best == IOH_AN_M_PREFETCH_2M || best == IOH_AN_M_PREFETCH_16M) &&
                        f->cls != IOH_CLS_REVERSE;
-    bool over_memory = p->mem_bytes == 0 || f->footprint > p->mem_bytes / 2;
+    bool over_memory = p->mem_bytes > 0 && f->footprint > p->mem_bytes / 2;
     if (kernel_only && f->footprint >= p->noreuse_min && over_memory && f->reread_ratio < 0.01 &&
         nr->misses <= r->baseline.misses && f->m.reads > 0) {
         r->noreuse = true;

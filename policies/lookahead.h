@@ -66,9 +66,7 @@ static inline int ioh_lookahead_step(struct ioh_lookahead *la, uint64_t d, int64
     if (la->end - e > (int64_t)la->dist / 2)
         return 0;
     *from = la->end;
-    *to = e + (int64_t)la->dist;
-    if (*to > limit)
-        *to = limit;
+    *to = limit - e < (int64_t)la->dist ? limit : e + (int64_t)la->dist;   /* no overflow */
     if (*to <= *from)
         return 0;
     la->dist = 2 * la->dist < d ? 2 * la->dist : d;
