@@ -67,7 +67,8 @@ struct ioh_an_params {
                                    the models take for a file whose traces do not
                                    record its device's (ioh_an_file.ra_bytes) ... */
     bool     ra_forced;         /* ... or for every file (iohint analyze --ra-kb) */
-    uint64_t willneed_max;      /* 256 MiB: largest file WILLNEED is considered for */
+    uint64_t willneed_max;      /* 256 MiB: largest file WILLNEED is considered for
+                                   (`iohint analyze`: an eighth of mem_bytes if more) */
     uint64_t noreuse_min;       /* 64 MiB: smallest read-once footprint noreuse is added for */
     uint64_t mem_bytes;         /* 0 (unknown): the memory of the machine the traces ran on;
                                    noreuse only for a footprint above half of it (auto: a

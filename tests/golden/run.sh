@@ -57,6 +57,8 @@ run errors-missing.txt "$iohint" analyze missing.iohtrace
 run errors-usage.txt "$iohint" analyze
 run errors-top.txt "$iohint" analyze --top lots classes.iohtrace
 run errors-mem.txt "$iohint" analyze --mem lots classes.iohtrace
+# willneed is a candidate up to an eighth of the memory (256 MiB at least)
+run mem-params.txt sh -c '"$1" analyze --mem 4G --json classes.iohtrace | grep -E "willneed_max|mem_bytes"' sh "$iohint"
 run errors-htmljson.txt "$iohint" analyze --json --html - classes.iohtrace
 # --html - puts the page alone on stdout (no text report before it)
 run html-stdout.txt sh -c '"$1" analyze --html - classes.iohtrace | head -c 15; echo' sh "$iohint"
@@ -64,7 +66,7 @@ run html-stdout.txt sh -c '"$1" analyze --html - classes.iohtrace | head -c 15; 
 rc=0
 for f in classes.txt classes.json classes-top2.txt pipeline.txt pipeline.json cut.txt \
          errors-notatrace.txt errors-version.txt errors-missing.txt errors-usage.txt \
-         errors-top.txt errors-mem.txt errors-htmljson.txt html-stdout.txt; do
+         errors-top.txt errors-mem.txt mem-params.txt errors-htmljson.txt html-stdout.txt; do
     if [ "$update" = "--update" ]; then
         cp "$f" "$here/$f"
     elif ! diff -u "$here/$f" "$f"; then
