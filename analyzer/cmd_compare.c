@@ -503,6 +503,7 @@ struct compare {
     int *order;              /* order[round * nv + k]: the variant run k-th in that round;
                                 row nruns is the warmup round's */
     int progress_sep;        /* the next progress entry is not its round's first */
+    int stderr_shown;        /* a non-zero run's stderr was shown (once per comparison) */
     /* the reference result: the first run */
     int have_ref;
     int ref_status;
@@ -1512,16 +1513,22 @@ static int one_run(struct compare *c, int vi, int round, int timed)
         return -1;
     if (!r.same)
         v->differs = 1;
-    if (r.status != 0 && round == 1) {
-        fprintf(stderr, "iohint compare: %s exited with status %d; its stderr (%s):\n", who,
-                r.status, err);
+    /* Once, not for every variant: the same status in every run is
+     * consistent, and another one is a difference check_result reports.
+     * No path: the file goes with the temporary directory (a tester). */
+    if (r.status != 0 && round == 1 && !c->stderr_shown) {
+        c->stderr_shown = 1;
+        fprintf(stderr, "iohint compare: %s exited with status %d; its stderr:\n", who, r.status);
         FILE *f = fopen(err, "re");
+        int n = 0;
         if (f) {
             char line[512];
-            for (int n = 0; n < 10 && fgets(line, sizeof line, f); n++)
+            for (; n < 10 && fgets(line, sizeof line, f); n++)
                 fprintf(stderr, "    | %s", line);
             fclose(f);
         }
+        if (n == 0)
+            fprintf(stderr, "    (empty)\n");
     }
     v->runs[v->nruns++] = r;
     if (!c->quiet) {

@@ -184,7 +184,10 @@ int ioh_cmd_run(int argc, char **argv)
     if (trace && !quiet) {
         int made = count_traces(dir) - before;
         fprintf(stderr, "iohint: %d trace file%s in %s\n", made, made == 1 ? "" : "s", dir);
-        if (made == 0)
+        /* Not after "cannot run" (126, 127: the command was never
+         * started), where the guess would send a user the wrong way (a
+         * tester). */
+        if (made == 0 && status != 126 && status != 127)
             fprintf(stderr, "iohint: warning: no process was traced (static, setuid, or an "
                             "environment that drops LD_PRELOAD?)\n");
     }

@@ -894,12 +894,23 @@ static void file_list(FILE *o, const struct ioh_analysis *an)
     }
 }
 
-static void effect_row(FILE *o, const char *what, const struct ioh_an_effect *e)
+/* A model's row, named as the policy told (name): where that is not the
+ * model's own name (`prefetch=2M` modelled by `sequential,prefetch=2M`, a
+ * `,noreuse` added), the model's follows, so that the page does not seem to
+ * speak of two policies (a tester). */
+static void effect_row(FILE *o, const char *what, const char *name,
+                       const struct ioh_an_effect *e)
 {
     char a[32], b[32], c[32], d[32], t[32];
     fprintf(o, "<tr><td>%s <code>", what);
-    esc(o, e->policy);
-    fprintf(o, "</code></td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+    esc(o, name);
+    fputs("</code>", o);
+    if (strcmp(name, e->policy) != 0) {
+        fputs(" (modelled as <code>", o);
+        esc(o, e->policy);
+        fputs("</code>)", o);
+    }
+    fprintf(o, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
                "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td>"
                "<td class=\"n\">%s</td></tr>\n",
             count(a, sizeof a, e->requests), count(b, sizeof b, e->syscalls),
@@ -940,8 +951,9 @@ static void file_section(FILE *o, const struct ioh_analysis *an, const struct io
               "<th class=\"n\">read calls</th><th class=\"n\">bytes fetched</th>"
               "<th class=\"n\">fetched, never used</th><th class=\"n\">hit rate</th>"
               "<th class=\"n\">estimated time</th></tr>\n", o);
-        effect_row(o, "as run:", &f->rec.baseline);
-        effect_row(o, "with", &f->rec.predicted);
+        effect_row(o, "as run:", f->rec.baseline.policy, &f->rec.baseline);
+        effect_row(o, "with", f->rec.policy[0] ? f->rec.policy : f->rec.predicted.policy,
+                   &f->rec.predicted);
         fputs("</table>\n", o);
     }
 
@@ -951,7 +963,7 @@ static void file_section(FILE *o, const struct ioh_analysis *an, const struct io
         struct view all = {.from = 0, .to = f->npoints};
         plot_offsets(o, an, f, &all);
         if (f->point_stride > 1)
-            fprintf(o, "<p class=\"sub\">Every %" PRIu64 "th read is drawn (%u of %" PRIu64
+            fprintf(o, "<p class=\"sub\">One read in %" PRIu64 " is drawn (%u of %" PRIu64
                        ").</p>\n", f->point_stride, f->npoints, f->m.reads);
         plot_zoom(o, an, f);
     } else {

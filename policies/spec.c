@@ -108,6 +108,11 @@ int ioh_actions_parse(const char *text, struct ioh_actions *out, const char *whe
     strcpy(buf, text);
     if (!strcmp(buf, "none") || !buf[0])
         return buf[0] ? 0 : fail(err, errlen, "%s: empty policy", where);
+    const char *c = buf;          /* blanks alone: no action at all (a tester's -p ' ') */
+    while (is_space((unsigned char)*c))
+        c++;
+    if (!*c)
+        return fail(err, errlen, "%s: empty policy", where);
     uint32_t seen = 0;            /* bit i: g_words[i] given */
     /* Split by hand: strtok_r would skip empty items, and "sequential,"
      * (a cut-off list) would pass for "sequential". */

@@ -22,6 +22,7 @@ cd "$tmp" || exit 1
 "$gen" -m pipeline pipeline || exit 1
 head -c 300000 classes.iohtrace > cut.iohtrace
 printf 'hello, world\n' > notatrace.iohtrace
+head -c 64 classes.iohtrace > short.iohtrace
 cp classes.iohtrace version.iohtrace
 printf 'c' | dd of=version.iohtrace bs=1 seek=8 conv=notrunc 2>/dev/null
 
@@ -53,6 +54,7 @@ run pipeline.json "$iohint" analyze $mem --json --all pipeline
 run cut.txt "$iohint" analyze $mem --top 2 cut.iohtrace
 run errors-notatrace.txt "$iohint" analyze notatrace.iohtrace
 run errors-version.txt "$iohint" analyze version.iohtrace
+run errors-short.txt "$iohint" analyze short.iohtrace
 run errors-missing.txt "$iohint" analyze missing.iohtrace
 run errors-usage.txt "$iohint" analyze
 run errors-top.txt "$iohint" analyze --top lots classes.iohtrace
@@ -65,7 +67,7 @@ run html-stdout.txt sh -c '"$1" analyze --html - classes.iohtrace | head -c 15; 
 
 rc=0
 for f in classes.txt classes.json classes-top2.txt pipeline.txt pipeline.json cut.txt \
-         errors-notatrace.txt errors-version.txt errors-missing.txt errors-usage.txt \
+         errors-notatrace.txt errors-version.txt errors-short.txt errors-missing.txt errors-usage.txt \
          errors-top.txt errors-mem.txt mem-params.txt errors-htmljson.txt html-stdout.txt; do
     if [ "$update" = "--update" ]; then
         cp "$f" "$here/$f"

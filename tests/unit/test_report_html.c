@@ -310,6 +310,10 @@ static void test_escaped(void **state)
     (void)state;
     assert_non_null(strstr(g_page, "/tmp/&lt;script&gt;alert(1)&lt;/script&gt;.bin"));
     assert_non_null(strstr(g_page, "AOD.&quot;run 1&quot;.root"));
+    /* The prediction's row is named as the policy told, its model after
+     * (a tester read prefetch=2M and sequential,prefetch=2M as two). */
+    assert_non_null(strstr(g_page, "<td>with <code>random,window=32M</code> (modelled as "
+                                   "<code>window=32M</code>)</td>"));
     assert_non_null(strstr(g_page, "--input=a&amp;b"));
     assert_non_null(strstr(g_page, "read_chunk&lt;int&gt;"));
     assert_null(strstr(g_page, "<b>evil"));

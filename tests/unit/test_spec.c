@@ -153,6 +153,8 @@ static void empty_words_and_none(void **state)
 {
     (void)state;
     bad("", "empty policy", NULL);
+    bad(" ", "empty policy", NULL);
+    bad(" \t ", "empty policy", NULL);
     bad("none,coalesce", "'none' cannot be combined", NULL);
     bad("coalesce,none", "'none' cannot be combined", NULL);
     char longtext[1100];

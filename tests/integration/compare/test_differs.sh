@@ -90,6 +90,13 @@ rm -rf "$(sed -n 's/^iohint compare: files kept in //p' "$T/status.err")"
 compare_rc 0 consistent_failure -n 2 -p none -- grep -q no-such-text-anywhere "$T/in.txt"
 grep -q 'exited with status 1 in every run' "$T/consistent_failure.out" ||
     { show "$T/consistent_failure.out"; fail "consistent_failure: not noted"; }
+# Its stderr shown once, not once per variant (a tester), without the path
+# of a file that is gone when compare ends.
+compare_rc 0 consistent_stderr -n 2 -p none -p sequential -- sh -c 'echo oops >&2; exit 4'
+[[ $(grep -c 'exited with status 4; its stderr:' "$T/consistent_stderr.err") -eq 1 ]] ||
+    { show "$T/consistent_stderr.err"; fail "consistent_stderr: not shown exactly once"; }
+grep -q '    | oops' "$T/consistent_stderr.err" ||
+    { show "$T/consistent_stderr.err"; fail "consistent_stderr: its lines not shown"; }
 
 # 7. With --json the status is in the JSON as well.
 compare_rc 3 json -n 1 -p sequential --json -- "$T/policy_changes_stdout.sh" "$T/in.txt"
