@@ -22,6 +22,24 @@ rc=0
 [[ ! -s $T/rc.err ]] || { show "$T/rc.err"; fail "iohint run -q printed something"; }
 CASES=$((CASES + 2))
 
+# A command that cannot be started: 127, "cannot run", and no guess that
+# the loader dropped LD_PRELOAD (a tester).
+rc=0
+"$IOHINT" run -o "$T/tr.missing" -- "$T/no-such-command" 2>"$T/missing.err" || rc=$?
+[[ $rc -eq 127 ]] || { show "$T/missing.err"; fail "a missing command: exit status $rc, not 127"; }
+grep -q "cannot run $T/no-such-command" "$T/missing.err" ||
+    { show "$T/missing.err"; fail "a missing command: no 'cannot run'"; }
+! grep -q "no process was traced" "$T/missing.err" ||
+    { show "$T/missing.err"; fail "a missing command: the 'no process was traced' guess"; }
+# A trace whose one file was read too few times to classify is not a run
+# that read nothing.
+"$IOHINT" analyze "$T/tr.normal" >"$T/normal.analyze" 2>&1 || fail "analyze of cat's trace failed"
+if grep -q "more file.* read (fewer than" "$T/normal.analyze"; then
+    ! grep -q "no file was read with an offset" "$T/normal.analyze" ||
+        { show "$T/normal.analyze"; fail "files read in few reads reported as none read"; }
+fi
+CASES=$((CASES + 2))
+
 # A static program: warned about, and indeed not traced.
 if [[ ${HAVE_STATIC:-0} == 1 && -x $PROGS/static_hello ]]; then
     "$IOHINT" run -o "$T/tr.static" -- "$PROGS/static_hello" >"$T/static.out" 2>"$T/static.err" ||
