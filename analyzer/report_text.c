@@ -472,7 +472,13 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
     fprintf(o, "  %-11s  %s read%s, %s read", "read", num(b1, sizeof b1, f->m.reads),
             plural(f->m.reads), bytes(b2, sizeof b2, f->m.bytes));
     const uint64_t extent = ioh_an_file_extent(f);
-    if (f->size >= 0 && extent > (uint64_t)f->size)
+    /* A size of 0 under /proc or /sys is what such files report, whatever
+     * they hold: not growth (/proc/filesystems was "a file that grew
+     * while read"; a tester). */
+    bool pseudo = f->size == 0 && (!strncmp(f->path, "/proc/", 6) || !strncmp(f->path, "/sys/", 5));
+    if (pseudo)
+        fprintf(o, " of a /proc or /sys file (its size says 0)");
+    else if (f->size >= 0 && extent > (uint64_t)f->size)
         fprintf(o, " of a file that grew while read (%s when opened, read up to %s)",
                 bytes(b3, sizeof b3, (uint64_t)f->size), bytes(b4, sizeof b4, extent));
     else if (f->size > 0)

@@ -38,7 +38,15 @@ if grep -q "more file.* read (fewer than" "$T/normal.analyze"; then
     ! grep -q "no file was read with an offset" "$T/normal.analyze" ||
         { show "$T/normal.analyze"; fail "files read in few reads reported as none read"; }
 fi
-CASES=$((CASES + 2))
+# A /proc file says its size is 0: not "a file that grew while read".
+"$IOHINT" run -q -o "$T/tr.proc" -- cat /proc/self/status /proc/self/status /proc/self/status \
+    /proc/self/status >/dev/null || fail "iohint run cat /proc/self/status failed"
+"$IOHINT" analyze --all "$T/tr.proc" >"$T/proc.analyze" 2>&1 || fail "analyze of /proc reads failed"
+grep -q "of a /proc or /sys file (its size says 0)" "$T/proc.analyze" ||
+    { show "$T/proc.analyze"; fail "a /proc file: not called one"; }
+! grep -q "grew while read" "$T/proc.analyze" ||
+    { show "$T/proc.analyze"; fail "a /proc file said to grow"; }
+CASES=$((CASES + 3))
 
 # A static program: warned about, and indeed not traced.
 if [[ ${HAVE_STATIC:-0} == 1 && -x $PROGS/static_hello ]]; then
