@@ -1,0 +1,1 @@
+/work/main/build-rel/analyzer/iohint compare --cold -n 7 -p auto --evict FILE (each of the 19 data files under /var/tmp/iohint-data/small) --json -- /work/main/build-rel/examples/index_reader --threads 4 /var/tmp/iohint-bench/net/blocks.dat /var/tmp/iohint-bench/net/blocks.idx
