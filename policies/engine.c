@@ -1250,7 +1250,14 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             from = pf->run_end;
         if (pf->is_auto || pf->cls) {
             quiet_flush(pf);
-            struct ioh_cls_event e = {.t = t, .off = from, .len = (uint64_t)(end - from),
+            /* The extent holds reads of about this one's size: requested
+             * so (as quiet_flush gives its reads), or they looked large
+             * and took away the coalescing that made them unseen - on and
+             * off every 64 reads of mawk's 4,080-byte reads, 43 decisions
+             * over 73 MB and 1,646 read calls where 308 would do (a
+             * tester). */
+            struct ioh_cls_event e = {.t = t, .off = from,
+                                      .len = from < off ? len : (uint64_t)(end - from),
                                       .ret = end - from};
             int fed = cls_feed(pf, &e);
             /* A stream that jumps or changes its size may be changing (a
