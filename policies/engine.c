@@ -1250,15 +1250,23 @@ void ioh_pol_observe(int fd, struct ioh_ofd *o, int64_t off, uint64_t len, int64
             from = pf->run_end;
         if (pf->is_auto || pf->cls) {
             quiet_flush(pf);
-            /* The extent holds reads of about this one's size: requested
-             * so (as quiet_flush gives its reads), or they looked large
-             * and took away the coalescing that made them unseen - on and
-             * off every 64 reads of mawk's 4,080-byte reads, 43 decisions
-             * over 73 MB and 1,646 read calls where 308 would do (a
-             * tester). */
-            struct ioh_cls_event e = {.t = t, .off = from,
-                                      .len = from < off ? len : (uint64_t)(end - from),
-                                      .ret = end - from};
+            /* The extent holds several reads: requested at their size,
+             * as quiet_flush gives its reads, or they looked large. Read
+             * through a block (coalesce.h's fast lane), of about this one's
+             * size: as one request, they took away the coalescing that made
+             * them unseen, on and off every 64 reads of mawk's 4,080-byte
+             * reads (43 decisions over 73 MB, 1,646 read calls where 308
+             * would do; a tester). Let go by the quiet lane, their mean:
+             * this read may be one of a wide stream's few small ones, which
+             * are always seen (a review: coalescing then went on and off
+             * instead). */
+            uint64_t elen = (uint64_t)(end - from);
+            if (from < off) {
+                uint32_t k = atomic_load_explicit(&o->quiet, memory_order_relaxed)
+                                 ? o->quiet_n - pf->quiet_k : 0;
+                elen = k > 1 && k < (1u << 31) ? elen / k : len;
+            }
+            struct ioh_cls_event e = {.t = t, .off = from, .len = elen, .ret = end - from};
             int fed = cls_feed(pf, &e);
             /* A stream that jumps or changes its size may be changing (a
              * wide one: when it becomes wide, and when its sizes leave the
