@@ -503,7 +503,8 @@ struct compare {
     int *order;              /* order[round * nv + k]: the variant run k-th in that round;
                                 row nruns is the warmup round's */
     int progress_sep;        /* the next progress entry is not its round's first */
-    int stderr_shown;        /* a non-zero run's stderr was shown (once per comparison) */
+    int shown_status[8];     /* the non-zero exit statuses whose stderr was shown */
+    int nshown;
     /* the reference result: the first run */
     int have_ref;
     int ref_status;
@@ -1513,11 +1514,16 @@ static int one_run(struct compare *c, int vi, int round, int timed)
         return -1;
     if (!r.same)
         v->differs = 1;
-    /* Once, not for every variant: the same status in every run is
-     * consistent, and another one is a difference check_result reports.
-     * No path: the file goes with the temporary directory (a tester). */
-    if (r.status != 0 && round == 1 && !c->stderr_shown) {
-        c->stderr_shown = 1;
+    /* Once per status, not for every variant: the same status in every
+     * run is consistent (a tester saw it once per variant), and the
+     * stderr of a variant that fails another way explains the difference
+     * check_result reports (review). No path: the file goes with the
+     * temporary directory. */
+    int shown = 0;
+    for (int i = 0; i < c->nshown; i++)
+        shown |= c->shown_status[i] == r.status;
+    if (r.status != 0 && round == 1 && !shown && c->nshown < 8) {
+        c->shown_status[c->nshown++] = r.status;
         fprintf(stderr, "iohint compare: %s exited with status %d; its stderr:\n", who, r.status);
         FILE *f = fopen(err, "re");
         int n = 0;

@@ -63,6 +63,13 @@ struct stats_line {
     char *text;
 };
 
+/* A process's first line: "iohint[PID]: stats: NAME: policy ...". */
+static bool stats_first(const char *line)
+{
+    const char *p = strstr(line, "]: stats: ");
+    return p && strstr(p, ": policy ") != NULL;
+}
+
 /* A process with nothing to say: no file under its policy, nothing done
  * (its two lines, "0 files under a policy" and the counters all 0). */
 static bool stats_quiet(const struct stats_line *lines, size_t n)
@@ -90,32 +97,45 @@ static void stats_file_print(const char *path)
     FILE *f = fopen(path, "r");
     struct stats_line *lines = NULL;
     size_t n = 0, cap = 0;
+    bool whole = true;            /* every line held (else printed as they come) */
     if (f) {
         char line[2048];
         while (fgets(line, sizeof line, f)) {
-            if (n == cap) {
+            if (whole && n == cap) {
                 size_t c = cap ? 2 * cap : 64;
                 struct stats_line *l = realloc(lines, c * sizeof *l);
-                if (!l)
-                    break;
-                lines = l;
-                cap = c;
+                if (l) {
+                    lines = l;
+                    cap = c;
+                }
             }
-            if (!(lines[n].text = strdup(line)))
-                break;
-            lines[n].pid = stats_pid(line);
-            lines[n].at = n;
-            n++;
+            if (whole && n < cap && (lines[n].text = strdup(line))) {
+                lines[n].pid = stats_pid(line);
+                lines[n].at = n;
+                n++;
+                continue;
+            }
+            if (whole) {              /* out of memory: nothing lost */
+                for (size_t i = 0; i < n; i++)
+                    fputs(lines[i].text, stderr);
+                whole = false;
+            }
+            fputs(line, stderr);
         }
         fclose(f);
     }
     unlink(path);
+    if (!whole)
+        n = 0;
     if (n)
         qsort(lines, n, sizeof *lines, stats_line_cmp);
     size_t procs = 0, quiet = 0;
     for (size_t i = 0, k; i < n; i += k) {
+        /* A process's lines: its pid's, up to the next process's first
+         * line (a pid used again, or in another pid namespace). */
         k = 1;
-        while (lines[i].pid >= 0 && i + k < n && lines[i + k].pid == lines[i].pid)
+        while (lines[i].pid >= 0 && i + k < n && lines[i + k].pid == lines[i].pid &&
+               !stats_first(lines[i + k].text))
             k++;
         procs += lines[i].pid >= 0;
         if (lines[i].pid >= 0 && stats_quiet(&lines[i], k)) {

@@ -97,6 +97,11 @@ compare_rc 0 consistent_stderr -n 2 -p none -p sequential -- sh -c 'echo oops >&
     { show "$T/consistent_stderr.err"; fail "consistent_stderr: not shown exactly once"; }
 grep -q '    | oops' "$T/consistent_stderr.err" ||
     { show "$T/consistent_stderr.err"; fail "consistent_stderr: its lines not shown"; }
+# A variant that fails another way: its stderr is shown too (review).
+compare_rc 3 other_failure -n 1 --order fixed -p sequential -- \
+    sh -c 'if [ -z "$LD_PRELOAD" ]; then echo "baseline failure" >&2; exit 1; fi; echo "policy broke it" >&2; exit 2'
+grep -q '    | baseline failure' "$T/other_failure.err" && grep -q '    | policy broke it' "$T/other_failure.err" ||
+    { show "$T/other_failure.err"; fail "other_failure: both stderrs should be shown"; }
 
 # 7. With --json the status is in the JSON as well.
 compare_rc 3 json -n 1 -p sequential --json -- "$T/policy_changes_stdout.sh" "$T/in.txt"
