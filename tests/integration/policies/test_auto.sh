@@ -200,57 +200,51 @@ done
 grep -Eq 'auto decisions [1-9]' "$T/stdin.stats" ||
     { show "$T/stdin.stats"; fail "stdin under auto: no decision on an inherited descriptor"; }
 
-# Reads a little under a page, of varying sizes, one after the other (mawk
-# reads 3,998-4,096 bytes at a time): coalesced, and the decision stays. The
-# reads the blocks serve unseen reached the classifier as one extent of
-# their total size, which looked large: coalescing went off and on every 64
-# reads (43 decisions over 73 MB, a tester).
-cat >"$T/varied.py" <<'PY'
+# A stream read with os.read in sizes that vary (sizes.py FILE KIND): under
+# auto, its output as without the shim, and the counts from IOHINT_STATS.
+cat >"$T/sizes.py" <<'PY'
 import os, sys, zlib
 fd = os.open(sys.argv[1], os.O_RDONLY)
+size = {
+    # mawk's reads: a little under a page
+    "varied": lambda i: 3998 + i % 99,
+    # a wide stream (4-6 KiB) with one small read in ten
+    "wide_small": lambda i: 1000 if i % 10 == 9 else 4200 + (i * 37) % 1800,
+}[sys.argv[2]]
 c, i = 0, 0
 while True:
-    b = os.read(fd, 3998 + i % 99)
+    b = os.read(fd, size(i))
     if not b:
         break
     c = zlib.crc32(b, c)
     i += 1
 print(c, i)
 PY
-/usr/bin/python3 "$T/varied.py" "$T/stream.bin" >"$T/varied.want"
-LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
-    /usr/bin/python3 "$T/varied.py" "$T/stream.bin" >"$T/varied.out" 2>"$T/varied.stats"
-cmp -s "$T/varied.want" "$T/varied.out" || { show "$T/varied.out"; fail "varied sizes: output differs"; }
-decisions=$(grep -o 'auto decisions [0-9]*' "$T/varied.stats" | awk '{s += $3} END {print s + 0}')
-blockreads=$(grep -o '[0-9]* block reads' "$T/varied.stats" | awk '{s += $1} END {print s + 0}')
-served=$(grep -o '[0-9]* served from blocks' "$T/varied.stats" | awk '{s += $1} END {print s + 0}')
+read_sizes() {
+    local kind=$1
+    /usr/bin/python3 "$T/sizes.py" "$T/stream.bin" "$kind" >"$T/$kind.want"
+    LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
+        /usr/bin/python3 "$T/sizes.py" "$T/stream.bin" "$kind" >"$T/$kind.out" 2>"$T/$kind.stats"
+    cmp -s "$T/$kind.want" "$T/$kind.out" || { show "$T/$kind.out"; fail "$kind: output differs"; }
+    decisions=$(grep -o 'auto decisions [0-9]*' "$T/$kind.stats" | awk '{s += $3} END {print s + 0}')
+    blockreads=$(grep -o '[0-9]* block reads' "$T/$kind.stats" | awk '{s += $1} END {print s + 0}')
+    served=$(grep -o '[0-9]* served from blocks' "$T/$kind.stats" | awk '{s += $1} END {print s + 0}')
+    CASES=$((CASES + 2))
+}
+# mawk's reads: coalesced, and the decision stays. The reads the blocks
+# serve unseen reached the classifier as one extent of their total size,
+# which looked large: coalescing went off and on every 64 reads (43
+# decisions over 73 MB, a tester).
+read_sizes varied
 [[ $decisions -ge 1 && $decisions -le 3 && $served -gt 0 && $blockreads -lt $((served / 8)) ]] ||
     { show "$T/varied.stats"; fail "varied sizes: $decisions decisions, $served served, $blockreads block reads (expected 1-3 decisions, coalesced throughout)"; }
-# A wide stream (4-6 KiB reads) with one small read in ten, always seen:
-# the reads the quiet lane let go before it reach the classifier at their
-# mean size, not at the small one's (coalescing went on and off then,
-# 15 decisions over 64 MiB; a review).
-cat >"$T/wide_small.py" <<'PY'
-import os, sys, zlib
-fd = os.open(sys.argv[1], os.O_RDONLY)
-c, i = 0, 0
-while True:
-    b = os.read(fd, 1000 if i % 10 == 9 else 4200 + (i * 37) % 1800)
-    if not b:
-        break
-    c = zlib.crc32(b, c)
-    i += 1
-print(c, i)
-PY
-/usr/bin/python3 "$T/wide_small.py" "$T/stream.bin" >"$T/wide_small.want"
-LD_PRELOAD=$IOHINT_LIB IOHINT_POLICY=auto IOHINT_STATS=1 \
-    /usr/bin/python3 "$T/wide_small.py" "$T/stream.bin" >"$T/wide_small.out" 2>"$T/wide_small.stats"
-cmp -s "$T/wide_small.want" "$T/wide_small.out" ||
-    { show "$T/wide_small.out"; fail "wide stream with small reads: output differs"; }
-decisions=$(grep -o 'auto decisions [0-9]*' "$T/wide_small.stats" | awk '{s += $3} END {print s + 0}')
+# The small reads of a wide stream are always seen: the reads the quiet
+# lane let go before one reach the classifier at their mean size, not at
+# the small one's (coalescing went on and off then, 15 decisions over 64
+# MiB; a review).
+read_sizes wide_small
 [[ $decisions -ge 1 && $decisions -le 3 ]] ||
     { show "$T/wide_small.stats"; fail "wide stream with small reads: $decisions decisions (expected 1-3)"; }
-CASES=$((CASES + 2))
 
 # keep-hints leaves the program's RANDOM in force, and the stream settles as
 # under plain auto: one decision, then the quiet lane (it took a decision

@@ -1,0 +1,1 @@
+/work/main/build-rel/analyzer/iohint compare --cold -n 11 -p auto --json -- /work/main/build-rel/examples/chunk_reader --io pread /var/tmp/iohint-data/large/bytes.bin /var/tmp/iohint-data/large/chunks-windowed.txt

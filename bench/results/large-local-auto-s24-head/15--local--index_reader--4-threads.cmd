@@ -1,0 +1,1 @@
+/work/main/build-rel/analyzer/iohint compare --cold -n 11 -p auto --json -- /work/main/build-rel/examples/index_reader --threads 4 /var/tmp/iohint-data/large/blocks.dat /var/tmp/iohint-data/large/blocks.idx
