@@ -273,16 +273,17 @@ int ioh_cmd_run(int argc, char **argv)
         fprintf(stderr, "iohint run: cannot set LD_PRELOAD: %s\n", strerror(errno));
         return 1;
     }
-    int status = ioh_run_child(argv + optind, NULL);
+    int started;
+    int status = ioh_run_child(argv + optind, NULL, &started);
     if (stats_path[0])
         stats_file_print(stats_path);
     if (trace && !quiet) {
         int made = count_traces(dir) - before;
         fprintf(stderr, "iohint: %d trace file%s in %s\n", made, made == 1 ? "" : "s", dir);
-        /* Not after "cannot run" (126, 127: the command was never
-         * started), where the guess would send a user the wrong way (a
-         * tester). */
-        if (made == 0 && status != 126 && status != 127)
+        /* Not after "cannot run" (the command was never started), where
+         * the guess would send a user the wrong way (a tester); still for
+         * a program that exits 127 itself (review). */
+        if (made == 0 && started)
             fprintf(stderr, "iohint: warning: no process was traced (static, setuid, or an "
                             "environment that drops LD_PRELOAD?)\n");
     }

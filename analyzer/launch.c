@@ -221,8 +221,16 @@ static int is_forwarded(int sig)
     return sig >= SIGRTMIN && sig <= SIGRTMAX;
 }
 
-int ioh_run_child(char *const argv[], pid_t *pid_out)
+int ioh_run_child(char *const argv[], pid_t *pid_out, int *started)
 {
+    /* Whether the command was started: its exec closes this pipe's write
+     * end (O_CLOEXEC); a failed exec writes into it first. Not told by the
+     * status: a program may exit 127 itself. */
+    int ran[2];
+    if (started)
+        *started = 1;
+    if (pipe2(ran, O_CLOEXEC) < 0)
+        ran[0] = ran[1] = -1;
     /* Held from before the fork until the handlers are in place, so that
      * none comes in between and kills us alone. The child gets back the
      * mask and (never having had our handlers) the dispositions it came with. */
@@ -236,14 +244,26 @@ int ioh_run_child(char *const argv[], pid_t *pid_out)
     if (pid < 0) {
         sigprocmask(SIG_SETMASK, &oldmask, NULL);
         fprintf(stderr, "iohint: fork: %s\n", strerror(errno));
+        if (ran[0] >= 0) {
+            close(ran[0]);
+            close(ran[1]);
+        }
+        if (started)
+            *started = 0;
         return 126;
     }
     if (pid == 0) {
         sigprocmask(SIG_SETMASK, &oldmask, NULL);
         execvp(argv[0], argv);
-        fprintf(stderr, "iohint: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(errno == ENOENT ? 127 : 126);
+        int err = errno;
+        if (ran[1] >= 0 && write(ran[1], "x", 1) < 0) {
+            /* the status says 126/127 all the same */
+        }
+        fprintf(stderr, "iohint: cannot run %s: %s\n", argv[0], strerror(err));
+        _exit(err == ENOENT ? 127 : 126);
     }
+    if (ran[1] >= 0)
+        close(ran[1]);
     if (pid_out)
         *pid_out = pid;
     /* A signal ignored when we started stays ignored (nohup, a shell's
@@ -272,6 +292,15 @@ int ioh_run_child(char *const argv[], pid_t *pid_out)
     for (int sig = 1; sig < NSIG; sig++)
         if (replaced[sig])
             sigaction(sig, &old[sig], NULL);
+    if (ran[0] >= 0) {
+        char c;
+        ssize_t n;
+        while ((n = read(ran[0], &c, 1)) < 0 && errno == EINTR)
+            ;
+        if (n == 1 && started)
+            *started = 0;
+        close(ran[0]);
+    }
     if (WIFEXITED(status))
         return WEXITSTATUS(status);
     if (WIFSIGNALED(status))

@@ -23,7 +23,9 @@ int ioh_check_target(const char *file);
 int ioh_env_preload(const char *lib);
 
 /* fork+execvp argv; wait; return an exit status in shell terms (code, or
- * 128+signal). *pid_out gets the child's pid if non-NULL. */
-int ioh_run_child(char *const argv[], pid_t *pid_out);
+ * 128+signal). *pid_out gets the child's pid if non-NULL; *started (if
+ * non-NULL) whether the command was started at all (0: fork or exec
+ * failed, "cannot run" printed). */
+int ioh_run_child(char *const argv[], pid_t *pid_out, int *started);
 
 #endif
