@@ -823,6 +823,18 @@ static int decide(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
     return same;
 }
 
+/* Ask the worker for [from, to), counted and recorded as the policy's
+ * prefetch: 1 if the queue took it. */
+static int prefetch_range(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t from,
+                          int64_t to, enum ioh_prefetch_how how)
+{
+    if (ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from), how) != 0)
+        return 0;
+    pf->pf_bytes += (uint64_t)(to - from);
+    ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
+    return 1;
+}
+
 /* Look-ahead: keep [end, end + distance) asked for, in steps of at least half
  * the distance so the queue sees few, large requests. */
 static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_t end,
@@ -849,11 +861,8 @@ static void lookahead(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
     if (!ioh_lookahead_step(&pf->ahead, pf->act.prefetch_distance,
                             pf->size > 0 ? pf->size : INT64_MAX, end, &from, &to))
         return;
-    if (ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from), how) == 0) {
+    if (prefetch_range(fd, o, pf, from, to, how))
         pf->ahead.end = to;
-        pf->pf_bytes += (uint64_t)(to - from);
-        ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
-    }
 }
 
 /* The look-behind (policies/lookahead.h): keep [off - distance, off) asked
@@ -871,12 +880,8 @@ static int lookbehind(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf, int64_
 {
     int64_t from, to;
     int cont = ioh_lookbehind_step(&pf->back, pf->act.prefetch_distance, off, end, &from, &to);
-    if (from < to &&
-        ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(to - from), how) == 0) {
+    if (from < to && prefetch_range(fd, o, pf, from, to, how))
         pf->back.lo = from;
-        pf->pf_bytes += (uint64_t)(to - from);
-        ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(to - from), 0);
-    }
     return cont;
 }
 
@@ -916,12 +921,8 @@ static void window(int fd, struct ioh_ofd *o, struct ioh_pol_file *pf)
     if (hi > pf->pf_hi + step || pf->pf_hi == 0 || (hi == pf->size && hi > pf->pf_hi)) {
         int64_t from = pf->pf_hi > lo ? pf->pf_hi : lo;
         enum ioh_prefetch_how how = pf->pf_how == IOH_PF_READ ? IOH_PF_READ_STREAM : pf->pf_how;
-        if (hi > from &&
-            ioh_prefetch_enqueue(fd, o->dev, o->ino, from, (uint64_t)(hi - from), how) == 0) {
-            pf->pf_bytes += (uint64_t)(hi - from);
-            ioh_shim_record_action(fd, o, IOH_PACT_PREFETCH, from, (uint64_t)(hi - from), 0);
+        if (hi > from && prefetch_range(fd, o, pf, from, hi, how))
             pf->pf_hi = hi;
-        }
     }
     if (pf->pf_lo == 0 && pf->pf_hi > 0 && lo > 0)
         pf->pf_lo = lo & ~(int64_t)(DROP_CHUNK - 1);   /* nothing below was ours */
