@@ -1472,9 +1472,11 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
     default:
         break;
     }
-    if (r->prefetch && r->hint == IOH_AN_HINT_NONE)
-        snprintf(r->policy, sizeof r->policy, "prefetch=%s", best == IOH_AN_M_PREFETCH_2M ? "2M" : "16M");
-    else
+    if (r->prefetch && r->hint == IOH_AN_HINT_NONE) {
+        char d[32];
+        ioh_format_size(r->prefetch, d, sizeof d);
+        snprintf(r->policy, sizeof r->policy, "prefetch=%s", d);
+    } else
         snprintf(r->policy, sizeof r->policy, "%s", g_policy[best]);
     /* A policy that gives a pattern hint of its own vetoes the program's
      * contrary one (policies/engine.c, program_hint): seed 004's RANDOM on a
@@ -1491,9 +1493,9 @@ void ioh__recommend(const struct ioh_an_params *p, struct ioh_an_file *f)
      * sequential file's size above half of it), never where that memory
      * is unknown: below, the scan evicts little, and a second run of the
      * program would find nothing cached (a 300 MB file on a 24 GiB machine
-     * was told noreuse; a tester). Not for a file read backwards: the shim drops below the
-     * reader, where such a reader is going (policies/engine.c,
-     * drop_behind). */
+     * was told noreuse; a tester). Not for a file read backwards: the shim
+     * drops below the reader, where such a reader is going
+     * (policies/engine.c, drop_behind). */
     const struct ioh_an_effect *nr = &f->effects[IOH_AN_M_NOREUSE];
     bool kernel_only = (best == IOH_AN_M_DEFAULT || best == IOH_AN_M_SEQUENTIAL ||
                         best == IOH_AN_M_PREFETCH_2M || best == IOH_AN_M_PREFETCH_16M) &&
