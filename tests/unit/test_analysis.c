@@ -1001,6 +1001,26 @@ static void assert_same_counts(const struct ioh__models *a, const struct ioh__mo
                  (unsigned long long)y->fetched);
 }
 
+/* Two model sets on one file, to replay the same reads two ways. */
+struct model_pair {
+    struct ioh__models a, b;
+    struct ioh__model_stream sa, sb;
+};
+
+static void pair_init(struct model_pair *m, const struct ioh_an_params *p, uint64_t fsize)
+{
+    memset(&m->sa, 0, sizeof m->sa);
+    memset(&m->sb, 0, sizeof m->sb);
+    ioh__models_init(&m->a, p, fsize, p->ra_bytes);
+    ioh__models_init(&m->b, p, fsize, p->ra_bytes);
+}
+
+static void pair_free(struct model_pair *m)
+{
+    ioh__models_free(&m->a);
+    ioh__models_free(&m->b);
+}
+
 static void test_runs_match_reads(void **state)
 {
     (void)state;
@@ -1009,24 +1029,21 @@ static void test_runs_match_reads(void **state)
     p.willneed_max = 8 * GIB;       /* the `willneed` model too */
     static const uint64_t sizes[] = {100, 4096, 6000, 65536, 131072, 1 << 20};
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-        uint64_t r = sizes[si], n = 3000, fsize = 4 * GIB;
-        struct ioh__models a, b;
-        struct ioh__model_stream sa, sb;
-        memset(&sa, 0, sizeof sa);
-        memset(&sb, 0, sizeof sb);
-        ioh__models_init(&a, &p, fsize, p.ra_bytes);
-        ioh__models_init(&b, &p, fsize, p.ra_bytes);
-        ioh__models_run(&a, &sa, &g_no_hint, 0, r * n, n);
+        uint64_t r = sizes[si], n = 3000;
+        struct model_pair m;
+        pair_init(&m, &p, 4 * GIB);
+        struct ioh__models *a = &m.a, *b = &m.b;
+        struct ioh__model_stream *sa = &m.sa, *sb = &m.sb;
+        ioh__models_run(a, sa, &g_no_hint, 0, r * n, n);
         for (uint64_t i = 0; i < n; i++)
-            ioh__models_run(&b, &sb, &g_no_hint, i * r, (i + 1) * r, 1);
+            ioh__models_run(b, sb, &g_no_hint, i * r, (i + 1) * r, 1);
         static const int kernel[] = {IOH_AN_M_DEFAULT, IOH_AN_M_SEQUENTIAL, IOH_AN_M_RANDOM,
                                      IOH_AN_M_NOREUSE, IOH_AN_M_WILLNEED,
                                      IOH_AN_M_PREFETCH_2M, IOH_AN_M_PREFETCH_16M};
-        assert_true(a.willneed_on);
+        assert_true(a->willneed_on);
         for (size_t j = 0; j < sizeof kernel / sizeof kernel[0]; j++)
-            assert_same_counts(&a, &b, kernel[j], r);
-        ioh__models_free(&a);
-        ioh__models_free(&b);
+            assert_same_counts(a, b, kernel[j], r);
+        pair_free(&m);
     }
 
     /* A forward run whose first read continues a backward run of 1 MiB
@@ -1034,33 +1051,30 @@ static void test_runs_match_reads(void **state)
      * replayed as a run, the same as read by read. */
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         uint64_t r = sizes[si], n = 300, top = 2 * GIB;
-        struct ioh__models a, b;
-        struct ioh__model_stream sa, sb;
-        memset(&sa, 0, sizeof sa);
-        memset(&sb, 0, sizeof sb);
-        ioh__models_init(&a, &p, 4 * GIB, p.ra_bytes);
-        ioh__models_init(&b, &p, 4 * GIB, p.ra_bytes);
+        struct model_pair m;
+        pair_init(&m, &p, 4 * GIB);
+        struct ioh__models *a = &m.a, *b = &m.b;
+        struct ioh__model_stream *sa = &m.sa, *sb = &m.sb;
         uint64_t at = top;
         for (uint64_t down = 0; down < MIB; down += 8 * KIB) {
             at -= 8 * KIB;
-            ioh__models_run(&a, &sa, &g_no_hint, at, at + 8 * KIB, 1);
-            ioh__models_run(&b, &sb, &g_no_hint, at, at + 8 * KIB, 1);
+            ioh__models_run(a, sa, &g_no_hint, at, at + 8 * KIB, 1);
+            ioh__models_run(b, sb, &g_no_hint, at, at + 8 * KIB, 1);
         }
         /* the run: its first read ends where the last one began */
         uint64_t from = at - r;
-        ioh__models_run(&a, &sa, &g_no_hint, from, from + r * n, n);
+        ioh__models_run(a, sa, &g_no_hint, from, from + r * n, n);
         for (uint64_t i = 0; i < n; i++)
-            ioh__models_run(&b, &sb, &g_no_hint, from + i * r, from + (i + 1) * r, 1);
+            ioh__models_run(b, sb, &g_no_hint, from + i * r, from + (i + 1) * r, 1);
         /* and backward again from below it: a new run */
         for (uint64_t i = 1; i <= 200; i++)
             for (int t = 0; t < 2; t++)
-                ioh__models_run(t ? &b : &a, t ? &sb : &sa, &g_no_hint, from - i * 8 * KIB,
+                ioh__models_run(t ? b : a, t ? sb : sa, &g_no_hint, from - i * 8 * KIB,
                                 from - (i - 1) * 8 * KIB, 1);
         for (int k = IOH_AN_M_PREFETCH_2M; k <= IOH_AN_M_PREFETCH_16M; k++)
-            assert_same_counts(&a, &b, k, r);
-        assert_true(a.c[IOH_AN_M_PREFETCH_2M].fetched > a.c[IOH_AN_M_SEQUENTIAL].fetched);
-        ioh__models_free(&a);
-        ioh__models_free(&b);
+            assert_same_counts(a, b, k, r);
+        assert_true(a->c[IOH_AN_M_PREFETCH_2M].fetched > a->c[IOH_AN_M_SEQUENTIAL].fetched);
+        pair_free(&m);
     }
 }
 
