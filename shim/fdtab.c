@@ -435,12 +435,14 @@ static void read_path(int fd, struct ioh_ofd *o)
     o->path_len = (uint32_t)n;
 }
 
-/* Build a fresh ofd for an open fd. Lock held. */
-static struct ioh_ofd *ofd_new(int fd, int open_flags, uint32_t extra)
+/* Make o, just taken from the pool, fd's description: its probe (unless
+ * deferred), its path. No lock: nothing else can reach o yet, and these
+ * are system calls (fstat, fcntl, readlinkat: ~3 us), which threads that
+ * open files at once waited for, spinning (git grep under a trace). 0 if
+ * fd is not open. */
+static int ofd_fill(struct ioh_ofd *o, int fd, int open_flags, uint32_t extra,
+                    uint32_t fork_gen)
 {
-    struct ioh_ofd *o = ofd_alloc();
-    if (!o)
-        return NULL;
     char *path_page = o->path_page;   /* kept from an earlier file */
     memset(&o->refs, 0, sizeof *o - offsetof(struct ioh_ofd, refs));   /* not `use` */
     o->path_page = path_page;
@@ -448,16 +450,14 @@ static struct ioh_ofd *ofd_new(int fd, int open_flags, uint32_t extra)
         o->open_flags = kept_open_flags(open_flags);
         o->kind = IOH_FILE_OTHER;
     } else if (ioh_fd_probe_flags(fd, o, open_flags) < 0) {
-        o->next_free = g_fd.free_list;
-        g_fd.free_list = o;
-        return NULL;
+        return 0;
     }
     uint32_t flags = atomic_load(&o->flags) | extra;
     if (flags & (IOH_OFD_WRITABLE | IOH_OFD_INHERITED | IOH_OFD_STDIO))
         flags |= IOH_OFD_SHARED;
     atomic_store(&o->flags, flags);
     o->file_id = atomic_fetch_add(&g_fd.next_file_id, 1);
-    o->fork_gen = atomic_load(&ioh__fork_gen);
+    o->fork_gen = fork_gen;
     atomic_store(&o->refs, 1);
     atomic_store(&o->announced, 0);
     read_path(fd, o);
@@ -470,7 +470,14 @@ static struct ioh_ofd *ofd_new(int fd, int open_flags, uint32_t extra)
             off = 0;
     }
     atomic_store(&o->offset, off);
-    return o;
+    return 1;
+}
+
+/* Back to the pool, never used. Lock held. */
+static void ofd_unused(struct ioh_ofd *o)
+{
+    o->next_free = g_fd.free_list;
+    g_fd.free_list = o;
 }
 
 /* Point fd's entry at o (which already counts this reference). Lock held. */
@@ -490,7 +497,14 @@ struct ioh_ofd *ioh__fd_discover(int fd)
     o = atomic_load(&e->ofd);
     int fresh = 0;
     if (!o) {
-        o = ofd_new(fd, IOH_OPEN_FLAGS_UNKNOWN, IOH_OFD_INHERITED);
+        /* Under the lock, system calls and all: once per inherited number,
+         * and two threads finding it at once must not both make one. */
+        o = ofd_alloc();
+        if (o && !ofd_fill(o, fd, IOH_OPEN_FLAGS_UNKNOWN, IOH_OFD_INHERITED,
+                           atomic_load(&ioh__fork_gen))) {
+            ofd_unused(o);
+            o = NULL;
+        }
         if (o)
             entry_set(e, o);
         fresh = o != NULL;
@@ -513,12 +527,24 @@ struct ioh_ofd *ioh__fd_discover(int fd)
     return o;
 }
 
-struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra)
+struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra, uint32_t fork_gen)
 {
     struct ioh_fdent *e = ioh_fd_entry(fd, 1);
     if (!e || !fd_lock())
         return NULL;
-    struct ioh_ofd *o = ofd_new(fd, open_flags, extra);
+    struct ioh_ofd *o = ofd_alloc();
+    fd_unlock();
+    if (!o)
+        return NULL;
+    int filled = ofd_fill(o, fd, open_flags, extra, fork_gen);
+    /* Not ours (we do not hold the lock here), whatever a signal handler
+     * does meanwhile: taken. */
+    fd_lock();
+    if (!filled) {
+        ofd_unused(o);
+        fd_unlock();
+        return NULL;
+    }
     /* The number still had a description: it was closed where no wrapper
      * saw it. Releasing that one is a rebind too (fdtab.h): readers that
      * marked the number before must not keep it. */
@@ -820,17 +846,26 @@ void ioh_fdtab_share_sync_all(void)
 void ioh_fdtab_fork_prepare(void)
 {
     /* The child shares every description: mark them shared, then put each
-     * kernel offset where the program is (after the lazy reads in flight). */
-    ioh_fdtab_share_sync_all();
+     * kernel offset where the program is (after the lazy reads in flight).
+     * The lock first: a description another thread's open puts in the
+     * table after the sync passed it by, and reads lazily before the fork,
+     * would reach the child unsynced (forkpf openfork, about one run in
+     * two). Held, an open waits to be put in the table, and then finds the
+     * generation the parent handler makes (ioh_fd_opened). */
     g_fd.fork_held = (uint32_t)fd_lock();
+    ioh_fdtab_share_sync_all();
 }
 
 void ioh_fdtab_fork_parent(void)
 {
+    /* Bumped before the lock goes: an open that took the prepare's
+     * generation (ioh_fd_opened) and waited for the lock must find it
+     * changed when its description becomes usable, or it reads lazily one
+     * the child shares (found with forkpf openfork). */
+    ioh_fdtab_share_all();
     if (g_fd.fork_held)
         fd_unlock();
     g_fd.fork_held = 0;
-    ioh_fdtab_share_all();
 }
 
 void ioh_fdtab_fork_child(void)

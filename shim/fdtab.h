@@ -62,7 +62,7 @@ struct ioh_ofd {
      * and the read() fast lane touch nothing else of it. Spread over three
      * lines, each line a read fetched again after the kernel's copy had
      * pushed it out of the L1 cache cost about 3 ns. */
-    /* Kept when the ofd is reused (ofd_new clears from `refs` on): a reader
+    /* Kept when the ofd is reused (ofd_fill clears from `refs` on): a reader
      * that loaded it before a racing close still counts itself here. */
     _Alignas(64) _Atomic uint64_t use; /* IOH_USE_*: reads in progress, released */
     _Atomic uint32_t refs;         /* fd entries pointing here; guarded by the lock */
@@ -249,9 +249,13 @@ static inline struct ioh_ofd *ioh_fd_get(int fd)
  * the flags open was given, or IOH_OPEN_FLAGS_UNKNOWN (fopen, fdopen: the
  * open is inside libc) to ask the kernel (F_GETFL, one system call more).
  * extra is IOH_OFD_* bits to add (IOH_OFD_DEFERRED: no probe now).
- * Replaces any state fd had. */
+ * fork_gen is ioh_fd_fork_gen() taken before the open's system call: a
+ * fork in another thread after the kernel made the number, before we
+ * record it, gave the child the description, which must then be shared
+ * (a generation read here would be the fork's own, after it). Replaces
+ * any state fd had. */
 #define IOH_OPEN_FLAGS_UNKNOWN (-1)
-struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra);
+struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra, uint32_t fork_gen);
 
 void ioh_fd_closed(int fd);
 void ioh_fd_closed_range(unsigned lo, unsigned hi);   /* inclusive */
@@ -262,8 +266,14 @@ void ioh_fd_duped(int oldfd, int newfd);
  * new flags, for its probe). */
 void ioh_fd_setfl(int fd, struct ioh_ofd *o);
 
-/* Is the ofd's offset only movable by our own wrappers? */
+/* Bumped before and after every fork or spawn: every description made
+ * before one is shared with the child. */
 extern _Atomic uint32_t ioh__fork_gen;
+static inline uint32_t ioh_fd_fork_gen(void)
+{
+    return atomic_load(&ioh__fork_gen);
+}
+
 /* Deferred and not probed yet (IOH_OFD_DEFERRED). */
 static inline int ioh_ofd_deferred(const struct ioh_ofd *o)
 {
@@ -277,9 +287,9 @@ static inline int ioh_ofd_deferred(const struct ioh_ofd *o)
  * it (then the policy attaches), 0 if another did or does. */
 int ioh_fd_probe_late(int fd, struct ioh_ofd *o, int may_lag);
 
-/* seq_cst loads (plain loads on x86): a claim's start (ioh_ofd_claim_start)
- * and the kernel lanes (shim/interpose.c) order them after loads of their
- * own. */
+/* Is the ofd's offset only movable by our own wrappers? seq_cst loads
+ * (plain loads on x86): a claim's start (ioh_ofd_claim_start) and the
+ * kernel lanes (shim/interpose.c) order them after loads of their own. */
 static inline int ioh_ofd_private(const struct ioh_ofd *o)
 {
     return !(atomic_load(&o->flags) & IOH_OFD_SHARED) &&

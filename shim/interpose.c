@@ -99,6 +99,7 @@ static inline int observe(void)
 struct call {
     uint64_t t0;
     uint16_t flags;               /* IOH_EV_* (trace_format.h), and: */
+    uint32_t fork_gen;            /* an open's, from enter_open (ioh_fd_opened) */
 };
 /* A read seen without its duration (quiet_passed); never in a trace: the
  * quiet lane is closed while tracing. */
@@ -114,6 +115,13 @@ static inline void enter(struct call *c)
 {
     enter_untimed(c);
     c->t0 = ioh_ticks();
+}
+
+/* Before a call that makes a descriptor. */
+static inline void enter_open(struct call *c)
+{
+    enter(c);
+    c->fork_gen = ioh_fd_fork_gen();
 }
 
 static inline void leave(void)
@@ -1382,7 +1390,7 @@ static int opened(int fd, int flags, int err, struct call *c, uint16_t op, uint3
 {
     if (fd >= 0 && defer_probe(flags))
         extra |= IOH_OFD_DEFERRED;
-    struct ioh_ofd *o = fd >= 0 ? ioh_fd_opened(fd, flags, extra) : NULL;
+    struct ioh_ofd *o = fd >= 0 ? ioh_fd_opened(fd, flags, extra, c->fork_gen) : NULL;
     if (o)
         ioh_trace_opened(o);      /* before record(): its path record says it */
     if (fd >= 0 && (flags & O_TRUNC)) {   /* the file may have been emptied: as ftruncate */
@@ -1406,7 +1414,7 @@ static int do_openat(int dirfd, const char *path, int flags, mode_t mode,
     int watch = observe();
     struct call c;
     if (watch)
-        enter(&c);
+        enter_open(&c);
     if (fn2)
         fd = fn2(dirfd, path, flags);
     else if (ioh_real.openat)
@@ -1425,7 +1433,7 @@ static int do_open(const char *path, int flags, mode_t mode,
     int watch = observe();
     struct call c;
     if (watch)
-        enter(&c);
+        enter_open(&c);
     if (fn2)
         fd = fn2(path, flags);
     else if (ioh_real.open)
@@ -1854,6 +1862,15 @@ static void before_child(void)
     }
 }
 
+/* And again once the child is made: a description another thread opened
+ * meanwhile took the generation before_child made (ioh_fd_opened), passed
+ * for private, and may have been read lazily; the child has it. (Found by
+ * review with forkpf openfork; a fork's parent handler does the same.) */
+static void after_child(void)
+{
+    before_child();
+}
+
 IOH_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                            const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
@@ -1866,6 +1883,7 @@ IOH_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_
         enter(&c);
     int rc = ioh_real.posix_spawn(pid, path, fa, attr, argv, envp);
     int err = errno;
+    after_child();
     if (watch) {
         record_proc(IOH_OP_SPAWN, rc ? -(int64_t)rc : (pid ? *pid : 0), &c, CALLER());
         leave();
@@ -1886,6 +1904,7 @@ IOH_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file
         enter(&c);
     int rc = ioh_real.posix_spawnp(pid, file, fa, attr, argv, envp);
     int err = errno;
+    after_child();
     if (watch) {
         record_proc(IOH_OP_SPAWN, rc ? -(int64_t)rc : (pid ? *pid : 0), &c, CALLER());
         leave();
@@ -1907,6 +1926,7 @@ IOH_EXPORT int system(const char *cmd)
         enter(&c);
     int r = ioh_real.system(cmd);
     int err = errno;
+    after_child();
     if (watch) {
         record_proc(IOH_OP_SPAWN, result(r, err), &c, CALLER());
         leave();
@@ -1927,9 +1947,9 @@ static FILE *stream_opened(FILE *f, int err, struct call *c, int fresh, int defe
     struct ioh_ofd *o = NULL;
     if (fd >= 0) {
         if (fresh && deferred) {
-            o = ioh_fd_opened(fd, O_RDONLY, IOH_OFD_STDIO | IOH_OFD_DEFERRED);
+            o = ioh_fd_opened(fd, O_RDONLY, IOH_OFD_STDIO | IOH_OFD_DEFERRED, c->fork_gen);
         } else if (fresh) {
-            o = ioh_fd_opened(fd, IOH_OPEN_FLAGS_UNKNOWN, IOH_OFD_STDIO);
+            o = ioh_fd_opened(fd, IOH_OPEN_FLAGS_UNKNOWN, IOH_OFD_STDIO, c->fork_gen);
             if (o)
                 ioh_trace_opened(o);
         } else {
@@ -1962,10 +1982,15 @@ IOH_EXPORT FILE *popen(const char *cmd, const char *type)
     int watch = observe();
     struct call c;
     if (watch)
-        enter(&c);
+        enter_open(&c);
     FILE *f = ioh_real.popen(cmd, type);
-    if (!watch)
+    int err = errno;
+    after_child();
+    if (!watch) {
+        errno = err;
         return f;
+    }
+    errno = err;
     return stream_opened(f, errno, &c, 1, 0, CALLER());
 }
 
@@ -3017,7 +3042,7 @@ IOH_EXPORT FILE *fopen(const char *path, const char *mode)
     if (!observe())
         return ioh_real.fopen(path, mode);
     struct call c;
-    enter(&c);
+    enter_open(&c);
     FILE *f = ioh_real.fopen(path, mode);
     stream_truncated(f, mode);
     return stream_opened(f, errno, &c, 1, stream_defer(mode), CALLER());
@@ -3033,7 +3058,7 @@ IOH_EXPORT FILE *fopen64(const char *path, const char *mode)
     if (!observe())
         return fn(path, mode);
     struct call c;
-    enter(&c);
+    enter_open(&c);
     FILE *f = fn(path, mode);
     stream_truncated(f, mode);
     return stream_opened(f, errno, &c, 1, stream_defer(mode), CALLER());
@@ -3049,7 +3074,7 @@ IOH_EXPORT FILE *fdopen(int fd, const char *mode)
         return ioh_real.fdopen(fd, mode);
     share_description(fd);        /* stdio reads through the kernel offset */
     struct call c;
-    enter(&c);
+    enter_open(&c);
     FILE *f = ioh_real.fdopen(fd, mode);
     return stream_opened(f, errno, &c, 0, 0, CALLER());
 }
@@ -3088,7 +3113,7 @@ static FILE *do_freopen(const char *path, const char *mode, FILE *f,
     ioh_pol_stream_closing(f, &rec);
     struct ioh_fdent *rb = stream_closing(f, IOH_OP_FCLOSE, caller);
     struct call c;
-    enter(&c);
+    enter_open(&c);
     errno = e0;
     FILE *r = freopen_rebinding(fn, path, mode, f, rb);
     ioh_pol_stream_reopened(f, &rec);
@@ -3346,9 +3371,16 @@ IOH_EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
     /* Only a command substitution spawns: "~/x" or "$HOME" must not make
      * every description shared for good (review). A superset is cheap:
      * `...` or $( anywhere. */
-    if (!(flags & WRDE_NOCMD) && words && (strchr(words, '`') || strstr(words, "$(")))
+    int spawns = !(flags & WRDE_NOCMD) && words && (strchr(words, '`') || strstr(words, "$("));
+    if (spawns)
         before_child();
-    return ioh_real.wordexp(words, we, flags);
+    int r = ioh_real.wordexp(words, we, flags);
+    if (spawns) {
+        int err = errno;
+        after_child();
+        errno = err;
+    }
+    return r;
 }
 
 /* The flag of served_testcancel: up before the first cancel is asked (a
@@ -3717,6 +3749,8 @@ IOH_EXPORT long syscall(long n, ...)
         ioh__fork_child();
     else if (handlers)
         ioh__fork_parent();
+    else if (forks && r != 0)
+        after_child();            /* (a child on a stack of its own never comes here) */
     errno = err;
     return r;
 }

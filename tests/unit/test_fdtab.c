@@ -43,7 +43,7 @@ static void opened_regular_file(void **state)
     (void)state;
     int fd = open(g_path, O_RDONLY);
     assert_true(fd >= 0);
-    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0);
+    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0, ioh_fd_fork_gen());
     assert_non_null(o);
     assert_ptr_equal(ioh_fd_lookup(fd), o);
     assert_int_equal(o->kind, IOH_FILE_REG);
@@ -67,8 +67,8 @@ static void file_ids_are_unique(void **state)
 {
     (void)state;
     int a = open(g_path, O_RDONLY), b = open(g_path, O_RDONLY);
-    struct ioh_ofd *oa = ioh_fd_opened(a, O_RDONLY, 0);
-    struct ioh_ofd *ob = ioh_fd_opened(b, O_RDONLY, 0);
+    struct ioh_ofd *oa = ioh_fd_opened(a, O_RDONLY, 0, ioh_fd_fork_gen());
+    struct ioh_ofd *ob = ioh_fd_opened(b, O_RDONLY, 0, ioh_fd_fork_gen());
     assert_int_not_equal(oa->file_id, ob->file_id);
     ioh_fd_closed(a);
     ioh_fd_closed(b);
@@ -80,7 +80,7 @@ static void dup_shares_the_description(void **state)
 {
     (void)state;
     int fd = open(g_path, O_RDONLY);
-    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0);
+    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0, ioh_fd_fork_gen());
     int d = dup(fd);
     ioh_fd_duped(fd, d);
     assert_ptr_equal(ioh_fd_lookup(d), o);
@@ -93,7 +93,7 @@ static void dup_shares_the_description(void **state)
     assert_int_equal(atomic_load(&o->refs), 1);
     /* dup2 over a known fd replaces its state. */
     int other = open(g_path, O_RDONLY);
-    struct ioh_ofd *oo = ioh_fd_opened(other, O_RDONLY, 0);
+    struct ioh_ofd *oo = ioh_fd_opened(other, O_RDONLY, 0, ioh_fd_fork_gen());
     assert_ptr_not_equal(oo, o);
     dup2(d, other);
     ioh_fd_duped(d, other);
@@ -145,7 +145,7 @@ static void ineligible_files(void **state)
 {
     (void)state;
     int fd = open("/proc/self/status", O_RDONLY);
-    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0);
+    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0, ioh_fd_fork_gen());
     uint32_t f = atomic_load(&o->flags);
     assert_true(f & IOH_OFD_SPECIALFS);
     assert_false(f & IOH_OFD_ELIGIBLE);
@@ -153,7 +153,7 @@ static void ineligible_files(void **state)
     close(fd);
 
     fd = open(g_path, O_WRONLY);
-    o = ioh_fd_opened(fd, O_WRONLY, 0);
+    o = ioh_fd_opened(fd, O_WRONLY, 0, ioh_fd_fork_gen());
     f = atomic_load(&o->flags);
     assert_true(f & IOH_OFD_WRITABLE);
     assert_true(f & IOH_OFD_SHARED);      /* writes move the offset unseen */
@@ -162,7 +162,7 @@ static void ineligible_files(void **state)
     close(fd);
 
     fd = open(g_path, O_RDONLY);
-    o = ioh_fd_opened(fd, O_RDONLY, 0);
+    o = ioh_fd_opened(fd, O_RDONLY, 0, ioh_fd_fork_gen());
     assert_true(atomic_load(&o->flags) & IOH_OFD_ELIGIBLE);
     /* O_DIRECT set later through F_SETFL makes it ineligible; tmpfs may refuse. */
     if (fcntl(fd, F_SETFL, O_DIRECT) == 0) {
@@ -236,13 +236,13 @@ static void share_all_ends_privacy(void **state)
 {
     (void)state;
     int fd = open(g_path, O_RDONLY);
-    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0);
+    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0, ioh_fd_fork_gen());
     assert_true(ioh_ofd_private(o));
     ioh_fdtab_share_all();
     assert_false(ioh_ofd_private(o));
     /* A description opened afterwards is private again. */
     int fd2 = open(g_path, O_RDONLY);
-    struct ioh_ofd *o2 = ioh_fd_opened(fd2, O_RDONLY, 0);
+    struct ioh_ofd *o2 = ioh_fd_opened(fd2, O_RDONLY, 0, ioh_fd_fork_gen());
     assert_true(ioh_ofd_private(o2));
     ioh_fd_closed(fd);
     ioh_fd_closed(fd2);
@@ -254,7 +254,7 @@ static void fork_child_sees_shared_state(void **state)
 {
     (void)state;
     int fd = open(g_path, O_RDONLY);
-    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0);
+    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0, ioh_fd_fork_gen());
     ioh_fdtab_fork_prepare();
     pid_t pid = fork();
     if (pid == 0) {
@@ -262,7 +262,7 @@ static void fork_child_sees_shared_state(void **state)
         /* The lock works in the child, and nothing is private any more. */
         int ok = !ioh_ofd_private(o) && ioh_fd_lookup(fd) == o;
         int fd2 = open(g_path, O_RDONLY);
-        ok = ok && ioh_fd_opened(fd2, O_RDONLY, 0) != NULL;
+        ok = ok && ioh_fd_opened(fd2, O_RDONLY, 0, ioh_fd_fork_gen()) != NULL;
         _exit(ok ? 0 : 1);
     }
     ioh_fdtab_fork_parent();
@@ -283,7 +283,7 @@ static void many_fds_and_reuse(void **state)
         for (int i = 0; i < 300; i++) {
             fds[i] = open(g_path, O_RDONLY);
             assert_true(fds[i] >= 0);
-            assert_non_null(ioh_fd_opened(fds[i], O_RDONLY, 0));
+            assert_non_null(ioh_fd_opened(fds[i], O_RDONLY, 0, ioh_fd_fork_gen()));
         }
         for (int i = 0; i < 300; i++) {
             ioh_fd_closed(fds[i]);

@@ -40,7 +40,7 @@ static int setup(void **state)
     ioh_fdtab_init();
     ioh_trace_start();
     int fd = open("/etc/hostname", O_RDONLY);
-    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0);
+    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0, ioh_fd_fork_gen());
     ioh_trace_announce(o, ioh_clock_ns(CLOCK_MONOTONIC));
     g_events = 3000;       /* spans several segments */
     for (int i = 0; i < g_events; i++) {

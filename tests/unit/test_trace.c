@@ -132,7 +132,7 @@ static void header_and_events_round_trip(void **state)
     assert_true(write(fd, "hello", 5) == 5);
     close(fd);
     fd = open(path, O_RDONLY);
-    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0);
+    struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0, ioh_fd_fork_gen());
     ioh_trace_opened(o);          /* learns the device's read-ahead */
     ioh_trace_announce(o, ioh_clock_ns(CLOCK_MONOTONIC));
     ioh_trace_announce(o, ioh_clock_ns(CLOCK_MONOTONIC));   /* once per trace */

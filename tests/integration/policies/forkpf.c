@@ -5,6 +5,7 @@
  *        forkpf unshare FILE [syscall]
  *        forkpf forkrace FILE
  *        forkpf forkrace-children FILE
+ *        forkpf openfork FILE
  *        forkpf hidden FILE
  *        forkpf hidden-many FILE [TIMES]
  *        forkpf numbers FILE
@@ -42,6 +43,16 @@
  * description and reports them: its bytes count too, the pieces of parent
  * and children together must tile the file.
  *
+ * openfork: one thread opens FILE, reads its first 64 bytes and closes it,
+ * over and over, while another forks children that stay alive (paused)
+ * until four later forks. A description a child shares must have its
+ * kernel offset where the program is: after each read, if the kernel's
+ * (/proc/self/fdinfo) is not at 64 and kcmp finds a live child holding the
+ * same description, and it still is not at 64, the child would read the
+ * bytes again. (It was not, about one fork in N: an open that the kernel finished
+ * just before another thread's fork took the fork's generation after it,
+ * and the description passed for private; its reads were made lazily.)
+ *
  * hidden: the shim keeps descriptors of its own at high numbers (libunwind's
  * pipe when tracing, the prefetch worker's descriptors on FUSE) and hides
  * them from close(). The program may still dup2() onto those numbers - they
@@ -55,6 +66,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -306,6 +318,113 @@ static int do_forkrace(const char *path, int child_reads)
     return 0;
 }
 
+#define KIDS 4
+static pthread_mutex_t g_kids_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t g_kids[KIDS];
+
+static void kid_set(int k, pid_t pid)
+{
+    pthread_mutex_lock(&g_kids_lock);
+    g_kids[k] = pid;
+    pthread_mutex_unlock(&g_kids_lock);
+}
+
+static void *kid_forker(void *arg)
+{
+    int *forks = arg;
+    for (int k = 0; !g_done; k = (k + 1) % KIDS) {
+        pid_t old = g_kids[k];
+        kid_set(k, 0);
+        if (old > 0 && (kill(old, SIGKILL) != 0 || waitpid(old, NULL, 0) != old))
+            die("ending child %d", (int)old);
+        pid_t pid = fork();
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);   /* gone with us, if we die */
+            for (;;)
+                pause();
+        }
+        if (pid < 0)
+            die("fork");
+        kid_set(k, pid);
+        (*forks)++;
+    }
+    for (int k = 0; k < KIDS; k++)
+        if (g_kids[k] > 0 && (kill(g_kids[k], SIGKILL) != 0 || waitpid(g_kids[k], NULL, 0) < 0))
+            die("ending child %d", (int)g_kids[k]);
+    return NULL;
+}
+
+/* Does a live child hold fd's description? */
+static int kid_shares(int fd)
+{
+    int shared = 0;
+    pthread_mutex_lock(&g_kids_lock);
+    for (int k = 0; k < KIDS && !shared; k++)
+        shared = g_kids[k] > 0 &&
+                 syscall(SYS_kcmp, (long)getpid(), (long)g_kids[k], 0 /* KCMP_FILE */,
+                         (long)fd, (long)fd) == 0;
+    pthread_mutex_unlock(&g_kids_lock);
+    return shared;
+}
+
+/* The kernel's offset of fd, which the shim's syscall(2) wrapper would put
+ * where the program is first: /proc/self/fdinfo shows it as it is. */
+static long kernel_pos(int fd)
+{
+    char name[64], text[256];
+    snprintf(name, sizeof name, "/proc/self/fdinfo/%d", fd);
+    int in = open(name, O_RDONLY);
+    ssize_t n = in < 0 ? -1 : read(in, text, sizeof text - 1);
+    if (in >= 0)
+        close(in);
+    if (n <= 0)
+        die("%s", name);
+    text[n] = '\0';
+    return strncmp(text, "pos:", 4) == 0 ? strtol(text + 4, NULL, 10) : -1;
+}
+
+#define READS 8
+static int do_openfork(const char *path)
+{
+    int forks = 0, opens = 0, shared = 0, lagged = 0;
+    pthread_t t;
+    if (pthread_create(&t, NULL, kid_forker, &forks) != 0)
+        die("thread");
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        int f0 = forks;
+        int fd = open(path, O_RDONLY);
+        int f1 = forks;
+        if (fd < 0)
+            die("open");
+        uint64_t w[8];
+        for (int i = 0; i < READS; i++)
+            if (read(fd, w, sizeof w) != (ssize_t)sizeof w || w[0] != 64u * i)
+                die("open %d: a bad read", opens);
+        const long at = READS * (long)sizeof w;
+        int lag = kernel_pos(fd) != at;
+        lagged += lag;
+        if (lag && kid_shares(fd)) {
+            long k = kernel_pos(fd);
+            if (k != at)
+                die("open %d: a child shares the description, whose kernel offset is %ld, "
+                    "not %ld where the program is (%d forks; %d %d)", opens, k, at, forks, f0, f1);
+        }
+        shared += kid_shares(fd);
+        if (close(fd) != 0)
+            die("close");
+        opens++;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while (forks < 400 && now.tv_sec - t0.tv_sec < 20);
+    g_done = 1;
+    pthread_join(t, NULL);
+    fprintf(stderr, "forkpf: %d opens (%d read lazily), %d forks, %d shared with a child\n",
+            opens, lagged, forks, shared);
+    out("openfork: every shared description where the program is\n");
+    return 0;
+}
+
 /* The lowest descriptor at or above `from` that is open, or -1. */
 static int open_at_or_above(int from)
 {
@@ -549,7 +668,9 @@ int main(int argc, char **argv)
         return do_forkrace(argv[2], 0);
     if (argc == 3 && !strcmp(argv[1], "forkrace-children"))
         return do_forkrace(argv[2], 1);
+    if (argc == 3 && !strcmp(argv[1], "openfork"))
+        return do_openfork(argv[2]);
     if (argc >= 3 && !strcmp(argv[1], "unshare"))
         return do_unshare(argv[2], argc > 3 && !strcmp(argv[3], "syscall"));
-    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | hidden FILE | hidden-many FILE [TIMES] | numbers FILE | lock FILE DIR | lease FILE | --make FILE SIZE");
+    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | openfork FILE | hidden FILE | hidden-many FILE [TIMES] | numbers FILE | lock FILE DIR | lease FILE | --make FILE SIZE");
 }
