@@ -889,6 +889,12 @@ supports(const struct ioh_cls_state *s, enum ioh_cls_class c, int64_t stride, ui
         return kind == K_FWD && stride > 0 && step_of(s, k) == stride;
     case IOH_CLS_WINDOWED:
     case IOH_CLS_SPARSE:
+        /* A hop forward by the same step as the hop before is a stride
+         * going on, not a hop: a misfit, so that the detector looks while
+         * the change is still in its window (the phase boundary exact). */
+        if (kind == K_FWD && k > 0 && step_of(s, k) == step_of(s, k - 1) &&
+            (s->r_info[ring_at(s, k - 1)] & I_KIND) == K_FWD)
+            return false;
         return kind == K_FWD || kind == K_BACK || kind == K_OVER || (kind == K_SEQ && (info & I_SHORT));
     case IOH_CLS_REREAD:
     case IOH_CLS_UNKNOWN:

@@ -851,6 +851,49 @@ static void test_phases_header_body(void **state)
     stream_free(st);
 }
 
+/* A few scattered reads in ascending order (an HDF5 file's metadata, or a
+ * sieve's first pieces), then thousands of 16 KiB reads every 64 KiB: the
+ * stride is a phase of its own, and the file's class. Every strided step
+ * fitted "sparse" too (a hop forward), so the margin over the open sparse
+ * phase's fit could never be met: the whole file stayed sparse, with the
+ * head's request size and `small` flag (found by a tester, h5dump). */
+static void test_phases_sparse_head_stride(void **state)
+{
+    (void)state;
+    static const int heads[] = {8, 64, 200};
+    for (size_t h = 0; h < sizeof heads / sizeof heads[0]; h++) {
+        struct stream *st = stream_new();
+        int64_t offs[200];
+        for (int i = 0; i < heads[h]; i++)
+            offs[i] = (int64_t)rnd(st, 10 * MiB / 512) * 512;
+        for (int i = 1; i < heads[h]; i++)      /* ascending */
+            for (int j = i; j > 0 && offs[j - 1] > offs[j]; j--) {
+                int64_t t = offs[j];
+                offs[j] = offs[j - 1];
+                offs[j - 1] = t;
+            }
+        for (int i = 0; i < heads[h]; i++)
+            rd(st, offs[i], 4 * KiB);
+        for (int i = 0; i < 4000; i++)
+            rd(st, 20 * MiB + (int64_t)i * 64 * KiB, 16 * KiB);
+        struct phases_seen seen;
+        run_phases(st, 330 * MiB, &seen);
+        struct ioh_cls_result r = run(st, 330 * MiB);
+        assert_int_equal(r.cls, IOH_CLS_STRIDED);
+        /* The boundary exact: a stride's steps misfit the sparse phase. */
+        assert_int_equal(seen.n, 2);
+        assert_int_equal(seen.p[0].cls, IOH_CLS_SPARSE);
+        assert_int_equal(seen.p[0].reads, heads[h]);
+        const struct ioh_cls_phase *body = &seen.p[1];
+        assert_int_equal(body->cls, IOH_CLS_STRIDED);
+        assert_int_equal(body->reads, 4000);
+        assert_int_equal(body->detail.stride, 64 * KiB);
+        assert_int_equal(body->detail.request_size, 16 * KiB);
+        check_tiling(&seen, &r);
+        stream_free(st);
+    }
+}
+
 /* Sequential, then random, then sequential again: 3 phases at the exact
  * boundaries, each described by its own reads. */
 static void test_phases_three(void **state)
@@ -1360,6 +1403,7 @@ int main(void)
         cmocka_unit_test(test_tie_goes_to_hops),
         cmocka_unit_test(test_extent_without_size),
         cmocka_unit_test(test_phases_header_body),
+        cmocka_unit_test(test_phases_sparse_head_stride),
         cmocka_unit_test(test_phases_three),
         cmocka_unit_test(test_phases_request_size),
         cmocka_unit_test(test_phases_no_flap),
