@@ -1018,7 +1018,8 @@ struct devinfo {
     long ra_kb;
     int nfiles;
     uint64_t bytes;
-    const char *example;
+    const char *example;     /* the largest file on the device */
+    uint64_t example_size;
 };
 
 static int storage_info(const struct compare *c, struct devinfo *out, int max)
@@ -1037,8 +1038,13 @@ static int storage_info(const struct compare *c, struct devinfo *out, int max)
             snprintf(out[n].fs, sizeof out[n].fs, "%s",
                      statfs(c->files[i].path, &sf) == 0 ? fs_name((long)sf.f_type) : "?");
             out[n].ra_kb = read_ahead_kb(c->files[i].dev);
-            out[n].example = c->files[i].path;
             n++;
+        }
+        /* The largest, not the first seen: a python script's first file
+         * was a .pyc where 305 MiB of 310 were one .npy (found by a tester). */
+        if (!out[k].example || c->files[i].size > out[k].example_size) {
+            out[k].example = c->files[i].path;
+            out[k].example_size = c->files[i].size;
         }
         out[k].nfiles++;
         out[k].bytes += c->files[i].size;
@@ -1175,7 +1181,11 @@ static void print_protocol(const struct compare *c, FILE *o)
                 dv[i].fs, major(dv[i].dev), minor(dv[i].dev));
         if (dv[i].ra_kb >= 0)
             fprintf(o, ", read-ahead %ld KiB", dv[i].ra_kb);
-        fprintf(o, ", e.g. %s\n", dv[i].example);
+        if (dv[i].nfiles == 1)
+            fprintf(o, ", %s\n", dv[i].example);
+        else
+            fprintf(o, ", the largest %s (%s)\n", dv[i].example,
+                    human_bytes((double)dv[i].example_size, b1, sizeof b1));
     }
     if (!isnan(c->load_start[0]))
         fprintf(o, "  machine: %ld CPUs, load average %.2f before, %.2f after\n",
