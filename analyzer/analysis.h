@@ -355,6 +355,8 @@ struct ioh_an_file {
     uint64_t point_stride;
 
     double   importance;        /* bytes + 4096 * reads: the ranking key */
+    bool     pseudo;            /* under /proc or /sys: no policy can help it, so it
+                                   ranks after every other file */
     bool     significant;       /* enough reads to classify (cls != UNKNOWN) */
 
     struct ioh__file_state *state;  /* private, NULL after finish */

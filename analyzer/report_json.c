@@ -259,6 +259,7 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     u_(w, "ino", f->ino);
     i_(w, "size", f->size);
     s_(w, "kind", f->kind < 7 ? kinds[f->kind] : "other");
+    b_(w, "pseudo", f->pseudo);
     u_(w, "processes", f->processes);
     u_(w, "ra_bytes", f->ra_bytes);
     s_(w, "ra_source", ioh_an_ra_source_name(f->ra_source));

@@ -475,8 +475,7 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
     /* A size of 0 under /proc or /sys is what such files report, whatever
      * they hold: not growth (/proc/filesystems was "a file that grew
      * while read"; a tester). */
-    bool pseudo = f->size == 0 && (!strncmp(f->path, "/proc/", 6) || !strncmp(f->path, "/sys/", 5));
-    if (pseudo)
+    if (f->pseudo && f->size == 0)
         fprintf(o, " of a /proc or /sys file (its size says 0)");
     else if (f->size >= 0 && extent > (uint64_t)f->size)
         fprintf(o, " of a file that grew while read (%s when opened, read up to %s)",

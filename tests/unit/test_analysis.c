@@ -880,6 +880,54 @@ static void test_many_traces(void **state)
     rmdir(tpath("multi"));
 }
 
+/* Files under /proc and /sys rank after every other file, whatever their
+ * importance: no policy can help them (/proc/filesystems, 364 bytes in 31
+ * getlines, ranked first ahead of 2,000 data files; found by a tester). */
+static void test_pseudo_ranked_last(void **state)
+{
+    (void)state;
+    struct ioh_synth *w = open_proc("pseudo.iohtrace", 13, 1, T0);
+    assert_int_equal(ioh_synth_path(w, 1, 1, T0 + 10, 3, 7, 0, "/proc/filesystems"), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 2, T0 + 11, 4, 8, 4096, "/sys/kernel/mm/x"), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 3, T0 + 12, 8, 9, 64 * (int64_t)KIB, "/data/a"), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 4, T0 + 13, 8, 10, 64 * (int64_t)KIB, "/proc.d/b"), 0);
+    uint64_t t = T0 + 100;
+    for (uint64_t i = 0; i < 31; i++)
+        ioh_synth_read(w, 1, t++, 1, 3, (int64_t)(i * 12), 12, 12, 100, 0);
+    for (uint64_t i = 0; i < 8; i++)
+        ioh_synth_read(w, 1, t++, 2, 4, (int64_t)(i * 512), 512, 512, 100, 0);
+    for (uint64_t i = 0; i < 4; i++) {
+        ioh_synth_read(w, 1, t++, 3, 5, (int64_t)(i * 4 * KIB), 4 * KIB, 4 * KIB, 100, 0);
+        ioh_synth_read(w, 1, t++, 4, 6, (int64_t)(i * 2 * KIB), 2 * KIB, 2 * KIB, 100, 0);
+    }
+    assert_int_equal(ioh_synth_finish(w, t), 0);
+    struct ioh_analysis *an = analyze1("pseudo.iohtrace");
+    const char *want[] = {"/data/a", "/proc.d/b", "/proc/filesystems", "/sys/kernel/mm/x"};
+    for (size_t i = 0; i < 4; i++) {
+        const struct ioh_an_file *f = ioh_analysis_file_ranked(an, i);
+        assert_non_null(f);
+        assert_string_equal(f->path, want[i]);
+        assert_int_equal(f->pseudo, i >= 2);
+    }
+    /* The JSON says so, in the same order. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    struct ioh_report_opts ro = {.top = 0, .all = true};
+    assert_int_equal(ioh_report_json(an, &ro, o), 0);
+    fclose(o);
+    const char *a = strstr(buf, "\"/data/a\"");
+    const char *p = strstr(buf, "\"/proc/filesystems\"");
+    assert_non_null(a);
+    assert_non_null(p);
+    assert_true(a < p);
+    assert_non_null(strstr(p, "\"pseudo\": true"));
+    assert_non_null(strstr(a, "\"pseudo\": false"));
+    free(buf);
+    ioh_analysis_free(an);
+    unlink(tpath("pseudo.iohtrace"));
+}
+
 /* Many files, announced while others are being read (the model's arrays
  * grow under the classifier's phase callbacks). */
 static void test_many_files(void **state)
@@ -2211,6 +2259,7 @@ int main(void)
         cmocka_unit_test(test_phases),
         cmocka_unit_test(test_eof_errors_nooffset),
         cmocka_unit_test(test_many_traces),
+        cmocka_unit_test(test_pseudo_ranked_last),
         cmocka_unit_test(test_many_files),
         cmocka_unit_test(test_points_bounded),
         cmocka_unit_test(test_sampling),
