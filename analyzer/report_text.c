@@ -259,17 +259,26 @@ static void print_site(FILE *o, const struct ioh_analysis *an, uint32_t site)
     }
     const struct ioh_an_site *s = &an->sites[site];
     /* The first frame outside libc and the shim is the useful one; show
-     * frame 0 and, when it has no symbol, its caller too. */
-    for (uint32_t i = 0; i < s->nframes && i < 2; i++) {
+     * frame 0 and, when it has no symbol, its caller too. A site is its
+     * return address; its callers are the stack the shim captured the
+     * first time it saw that address (docs/shim.md, "Call sites"), which
+     * later reads may not share: said so when a caller is shown (HDF5's
+     * 4,444 hyperslab reads all showed the superblock read's stack; a
+     * tester). */
+    uint32_t i = 0;
+    for (; i < s->nframes && i < 2; i++) {
         const struct ioh_an_frame *fr = &s->frames[i];
         const char *mod = strrchr(fr->module, '/');
         mod = mod ? mod + 1 : fr->module;
         fprintf(o, "%s%s+0x%" PRIx64, i ? " <- " : "", *mod ? mod : "?", fr->module_offset);
         if (*fr->symbol) {
             fprintf(o, " (%s+0x%x)", fr->symbol, fr->symbol_offset);
+            i++;
             break;
         }
     }
+    if (i > 1)
+        fputs(" [first stack seen]", o);
 }
 
 /* One claim of a line of claims: "; " before all but the first. */
