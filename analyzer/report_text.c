@@ -629,7 +629,8 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
         if (!f->m.reads)
             continue;
         if (!f->significant && !(opts && opts->all)) {
-            hidden++;
+            if (!f->mmaps)     /* a mapped one is in the mapped list */
+                hidden++;
             continue;
         }
         if (n >= shown_max) {
@@ -638,21 +639,29 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
         }
         print_file(o, an, f, n++, ra_differs);
     }
-    /* Files only mapped: their reads are page faults, which no trace sees,
-     * but that they were mapped is worth a line (a tester's mmap + md5 of
-     * a 48 MiB file appeared nowhere). */
+    /* Files mapped and not shown above: their reads are page faults, which
+     * no trace sees, but that they were mapped is worth a line (a tester's
+     * mmap + md5 of a 48 MiB file appeared nowhere), and so is a file read
+     * too little to classify besides (numpy's memmap of a 305 MiB .npy,
+     * two reads of its header: another tester). */
     uint32_t mapped_only = 0;
     for (size_t rank = 0;; rank++) {
         const struct ioh_an_file *f = ioh_analysis_file_ranked(an, rank);
         if (!f)
             break;
-        if (f->m.reads || !f->mmaps)
+        if (!f->mmaps || (f->m.reads && (f->significant || (opts && opts->all))))
             continue;
         if (mapped_only++ == 0)
-            fprintf(o, "\nmapped, not read (page faults are not traced):\n");
-        if (mapped_only <= SHOW_MAPPED)
-            fprintf(o, "  %s: mapped %s time%s (%s)\n", f->path, num(b1, sizeof b1, f->mmaps),
-                    plural(f->mmaps), bytes(b2, sizeof b2, f->mapped_bytes));
+            fprintf(o, "\nmapped, not read or read too little to classify (page faults are not "
+                       "traced):\n");
+        if (mapped_only > SHOW_MAPPED)
+            continue;
+        fprintf(o, "  %s: mapped %s time%s (%s)", f->path, num(b1, sizeof b1, f->mmaps),
+                plural(f->mmaps), bytes(b2, sizeof b2, f->mapped_bytes));
+        if (f->m.reads)
+            fprintf(o, ", also read %s time%s (%s)", num(b1, sizeof b1, f->m.reads),
+                    plural(f->m.reads), bytes(b2, sizeof b2, f->m.bytes));
+        fputc('\n', o);
     }
     if (mapped_only > SHOW_MAPPED)
         fprintf(o, "  ... and %u more\n", mapped_only - SHOW_MAPPED);

@@ -1522,6 +1522,55 @@ static void test_report_wording(void **state)
     unlink(tpath("words.iohtrace"));
 }
 
+/* A file mapped whole and read a little (numpy's memmap of a 305 MiB .npy:
+ * two 4 KiB reads of its header, then the mapping) was in no list: too few
+ * reads for the files read, and read, so not "mapped, not read" (found by
+ * a tester). The mapped list takes it, with its reads. */
+static void test_report_mapped(void **state)
+{
+    (void)state;
+    struct ioh_synth *w = open_proc("mapped.iohtrace", 10, 1, T0);
+    uint64_t t = T0 + 100;
+    assert_int_equal(ioh_synth_path(w, 1, 1, t, 8, 1, 320 * (int64_t)MIB, "/data/a.npy"), 0);
+    for (uint64_t i = 0; i < 2; i++)
+        assert_int_equal(ioh_synth_read(w, 1, t += 1000, 1, 3, (int64_t)(i * 4 * KIB), 4 * KIB,
+                                        4 * KIB, 500, 0), 0);
+    struct ioh_event e = {.op = IOH_OP_MMAP, .tid = 1, .fd = 3, .t = t += 1000, .off = 0,
+                          .len = 320 * MIB, .ret = 0, .dur = 500, .file = 1};
+    assert_int_equal(ioh_synth_event(w, &e), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 2, t, 8, 2, 1 * (int64_t)MIB, "/data/only.map"), 0);
+    e = (struct ioh_event){.op = IOH_OP_MMAP, .tid = 1, .fd = 4, .t = t += 1000, .off = 0,
+                           .len = 1 * MIB, .ret = 0, .dur = 500, .file = 2};
+    assert_int_equal(ioh_synth_event(w, &e), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 3, t, 8, 3, 64 * (int64_t)MIB, "/data/body"), 0);
+    for (uint64_t i = 0; i < 100; i++)
+        assert_int_equal(ioh_synth_read(w, 1, t += 1000, 3, 5, (int64_t)(i * 64 * KIB), 64 * KIB,
+                                        64 * KIB, 500, 0), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 4, t, 8, 4, 64 * (int64_t)KIB, "/data/few"), 0);
+    for (uint64_t i = 0; i < 2; i++)
+        assert_int_equal(ioh_synth_read(w, 1, t += 1000, 4, 6, (int64_t)(i * 4 * KIB), 4 * KIB,
+                                        4 * KIB, 500, 0), 0);
+    assert_int_equal(ioh_synth_finish(w, t + 1000), 0);
+
+    struct ioh_analysis *an = analyze1("mapped.iohtrace");
+    char *text = text_report(an);
+    const char *want[] = {
+        "\n1. /data/body\n",
+        "\nmapped, not read or read too little to classify (page faults are not traced):\n"
+        "  /data/a.npy: mapped 1 time (320.0 MiB), also read 2 times (8.0 KiB)\n"
+        "  /data/only.map: mapped 1 time (1.0 MiB)\n",
+        "\n1 more file read (fewer than 4 reads, or past --top)",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(text, want[i])) {
+            fprintf(stderr, "%s", text);
+            fail_msg("no '%s' in the report above", want[i]);
+        }
+    free(text);
+    ioh_analysis_free(an);
+    unlink(tpath("mapped.iohtrace"));
+}
+
 /* ---- the device's read-ahead ------------------------------------------- */
 
 /* One process reading /data/a (and /data/b when ra_b is not 0), each 64 MiB
@@ -2270,6 +2319,7 @@ int main(void)
         cmocka_unit_test(test_readahead_recorded),
         cmocka_unit_test(test_prefetch_follows_shim),
         cmocka_unit_test(test_report_wording),
+        cmocka_unit_test(test_report_mapped),
         cmocka_unit_test(test_own_random_sequential),
         cmocka_unit_test(test_own_random_sparse),
         cmocka_unit_test(test_own_hint_none),
