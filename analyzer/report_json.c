@@ -297,6 +297,7 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     metrics(w, an, &f->m);
     u_(w, "footprint", f->footprint);
     u_(w, "shared_reads", f->shared_reads);
+    b_(w, "offsets_approximate", f->offsets_approximate);
     u_(w, "stdio_reads", f->stdio_reads);
     u_(w, "footprint_granule", f->granule);
     d_(w, "reread_ratio", f->reread_ratio);
