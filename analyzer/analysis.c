@@ -1985,6 +1985,61 @@ static uint32_t phase_of(const struct ioh_an_file *f, uint64_t index)
     return lo;
 }
 
+struct shared_span {
+    uint64_t first, last;
+    uint32_t process;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+    const struct shared_span *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Whether two streams of f in different processes, each with reads through
+ * a shared description, read during the same time (f->offsets_approximate).
+ * A sweep by start time: e1 is the latest end so far and p1 its process, e2
+ * the latest end of any other process. Without memory, false. */
+static bool shared_overlap(const struct ioh_analysis *an, const struct ioh_an_file *f)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->nstreams; i++)
+        n += an->streams[f->streams[i]].shared_reads > 0;
+    if (n < 2)
+        return false;
+    struct shared_span *v = malloc(n * sizeof *v);
+    if (!v)
+        return false;
+    n = 0;
+    for (uint32_t i = 0; i < f->nstreams; i++) {
+        const struct ioh_an_stream *s = &an->streams[f->streams[i]];
+        if (s->shared_reads)
+            v[n++] = (struct shared_span){s->m.first_t, s->m.last_t, s->process};
+    }
+    qsort(v, n, sizeof *v, cmp_span);
+    bool overlap = false;
+    uint64_t e1 = v[0].last, e2 = 0;
+    uint32_t p1 = v[0].process;
+    bool have_e2 = false;
+    for (uint32_t i = 1; i < n && !overlap; i++) {
+        if (v[i].process != p1 ? v[i].first <= e1 : have_e2 && v[i].first <= e2) {
+            overlap = true;
+        } else if (v[i].last > e1) {
+            if (v[i].process != p1) {
+                e2 = e1;
+                have_e2 = true;
+                p1 = v[i].process;
+            }
+            e1 = v[i].last;
+        } else if (v[i].process != p1 && (!have_e2 || v[i].last > e2)) {
+            e2 = v[i].last;
+            have_e2 = true;
+        }
+    }
+    free(v);
+    return overlap;
+}
+
 static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
 {
     struct ioh__file_state *fs = f->state;
@@ -2109,6 +2164,7 @@ static void finish_file(struct ioh_analysis *an, struct ioh_an_file *f)
         if ((s->open_flags & O_ACCMODE) != O_RDONLY)
             f->writable_reads += s->m.reads;
     }
+    f->offsets_approximate = shared_overlap(an, f);
     ioh__models_effects(&fs->models, f->effects);
     f->model_sample = ioh__models_sampled(&fs->models);
     f->advised_random_reads = fs->models.random_reads;
@@ -2153,11 +2209,25 @@ static void finish_stream(struct ioh_analysis *an, struct ioh_an_stream *s)
     s->state = NULL;
 }
 
+/* A file of a pseudo file system, which the kernel makes up when read: the
+ * page cache, read-ahead and every policy leave it alone. The trace tells
+ * them only by their mount point (procfs and sysfs have anonymous device
+ * numbers, as tmpfs and btrfs do). */
+static bool pseudo_path(const char *path)
+{
+    return !strncmp(path, "/proc/", 6) || !strncmp(path, "/sys/", 5);
+}
+
+/* Most important first; files no policy can help after all others (a
+ * tester's report ranked /proc/filesystems, 364 bytes in 31 getlines,
+ * first of 2,000 data files). */
 static int cmp_rank(const void *a, const void *b, void *ctx)
 {
     const struct ioh_analysis *an = ctx;
     const struct ioh_an_file *x = &an->files[*(const uint32_t *)a];
     const struct ioh_an_file *y = &an->files[*(const uint32_t *)b];
+    if (x->pseudo != y->pseudo)
+        return x->pseudo ? 1 : -1;
     if (x->importance != y->importance)
         return x->importance < y->importance ? 1 : -1;
     int c = strcmp(x->path, y->path);
@@ -2252,6 +2322,7 @@ int ioh_analysis_finish(struct ioh_analysis *an)
             snprintf(f->rec.reason, sizeof f->rec.reason, "no reads to replay");
         }
         f->importance = (double)f->m.bytes + 4096.0 * (double)f->m.reads;
+        f->pseudo = pseudo_path(f->path);
     }
     for (uint32_t i = 0; i < an->nprocesses; i++) {
         struct ioh_an_process *p = &an->processes[i];

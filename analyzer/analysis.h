@@ -269,6 +269,13 @@ struct ioh_an_file {
                                    (flag SHARED: coalescing cannot serve their read()s) */
     uint64_t stdio_reads;       /* reads made through stdio (fread, fgets,
                                    getline, getc, fscanf: glibc buffers them already) */
+    /* Some of its shared reads were made while another process read the
+     * file through a shared description too (a stream of each with reads
+     * flagged SHARED, their spans of reads overlapping in time): the shim
+     * reads such a read's offset back from the kernel after the read, which
+     * the other process may have moved meanwhile, so the offsets, and the
+     * footprint, re-reads and steps built on them, are approximate. */
+    bool     offsets_approximate;
     uint64_t writable_reads;    /* reads through descriptions opened for writing too
                                    (O_RDWR: the shim keeps no block for them) */
     uint64_t granule;           /* bytes per footprint bit at the end */
@@ -355,6 +362,8 @@ struct ioh_an_file {
     uint64_t point_stride;
 
     double   importance;        /* bytes + 4096 * reads: the ranking key */
+    bool     pseudo;            /* under /proc or /sys: no policy can help it, so it
+                                   ranks after every other file */
     bool     significant;       /* enough reads to classify (cls != UNKNOWN) */
 
     struct ioh__file_state *state;  /* private, NULL after finish */

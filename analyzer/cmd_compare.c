@@ -502,7 +502,8 @@ struct compare {
     int rounds_done;         /* complete rounds: nruns, fewer if interrupted */
     int *order;              /* order[round * nv + k]: the variant run k-th in that round;
                                 row nruns is the warmup round's */
-    int progress_sep;        /* the next progress entry is not its round's first */
+    int progress_round;      /* the round whose progress line is open (0: none) */
+    int progress_sep;        /* the next progress entry is not its line's first */
     int shown_status[8];     /* the non-zero exit statuses whose stderr was shown */
     int nshown;
     /* the reference result: the first run */
@@ -524,6 +525,31 @@ static void on_signal(int sig)
     g_interrupted = sig;
 }
 
+/* End the open progress line, if any, before a message of its own: a
+ * message printed in the middle of "round 1/2:  no shim 5.00 s" was hard to
+ * see (found by a tester). The next progress entry starts the line again as
+ * "round 1/2, continued:". */
+static void progress_break(struct compare *c)
+{
+    if (c->progress_round > 0 && c->progress_sep >= 0) {
+        fputc('\n', stderr);
+        c->progress_sep = -1;
+    }
+}
+
+/* A progress entry for a run of the open round, resuming its line if a
+ * message ended it. */
+static void progress_entry(struct compare *c, const char *label, double wall)
+{
+    char b[32];
+    if (c->progress_sep < 0) {
+        fprintf(stderr, "round %d/%d, continued:", c->progress_round, c->nruns);
+        c->progress_sep = 0;
+    }
+    fprintf(stderr, "%s  %s %s", c->progress_sep ? " |" : "", label, human_secs(wall, b, sizeof b));
+    c->progress_sep = 1;
+}
+
 static void add_mismatch(struct compare *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -536,8 +562,10 @@ static void add_mismatch(struct compare *c, const char *fmt, ...)
     va_end(ap);
     c->mm = xrealloc(c->mm, (size_t)(c->nmm + 1) * sizeof *c->mm);
     c->mm[c->nmm++].what = xstrdup(buf);
-    if (!c->quiet)
+    if (!c->quiet) {
+        progress_break(c);
         fprintf(stderr, "iohint compare: RESULT DIFFERS: %s\n", buf);
+    }
 }
 
 /* ---- environments ------------------------------------------------------- */
@@ -665,6 +693,7 @@ static int run_once(struct compare *c, char **env, int cold, const char *out_pat
         if (c->drop_caches) {
             int rc = drop_all_caches();
             if (rc < 0) {
+                progress_break(c);
                 fprintf(stderr, "iohint compare: cannot drop caches: %s\n", strerror(-rc));
                 return -1;
             }
@@ -685,6 +714,7 @@ static int run_once(struct compare *c, char **env, int cold, const char *out_pat
     }
     int in = open(c->input ? c->input : "/dev/null", O_RDONLY | O_CLOEXEC);
     if (in < 0) {
+        progress_break(c);
         fprintf(stderr, "iohint compare: %s: %s\n", c->input ? c->input : "/dev/null",
                 strerror(errno));
         return -1;
@@ -693,19 +723,23 @@ static int run_once(struct compare *c, char **env, int cold, const char *out_pat
     int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     int pipefd[2] = {-1, -1};
     if (out < 0 || err < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+        progress_break(c);
         fprintf(stderr, "iohint compare: cannot create files in %s: %s\n", c->tmp, strerror(errno));
         return -1;
     }
     /* (Checked regular at the start; something else put there since,
      * a device or a directory, is not the command's output: left alone.) */
     for (int i = 0; i < c->noutputs; i++)
-        if (!not_regular(c->outputs[i]) && unlink(c->outputs[i]) < 0 && errno != ENOENT)
+        if (!not_regular(c->outputs[i]) && unlink(c->outputs[i]) < 0 && errno != ENOENT) {
+            progress_break(c);
             fprintf(stderr, "iohint compare: warning: cannot remove %s before the run: %s\n",
                     c->outputs[i], strerror(errno));
+        }
 
     double t0 = now_s();
     pid_t pid = fork();
     if (pid < 0) {
+        progress_break(c);
         fprintf(stderr, "iohint compare: fork: %s\n", strerror(errno));
         return -1;
     }
@@ -738,11 +772,13 @@ static int run_once(struct compare *c, char **env, int cold, const char *out_pat
     struct rusage ru;
     while (wait4(pid, &status, 0, &ru) < 0) {
         if (errno != EINTR) {
+            progress_break(c);
             fprintf(stderr, "iohint compare: wait4: %s\n", strerror(errno));
             return -1;
         }
     }
     if (got == (ssize_t)sizeof exec_errno) {
+        progress_break(c);
         fprintf(stderr, "iohint compare: cannot run %s: %s\n", c->argv[0], strerror(exec_errno));
         return -1;
     }
@@ -845,27 +881,44 @@ static int scan_traces(struct compare *c, const char *dir, int learn, uint64_t *
 
 /* ---- checking results ------------------------------------------------------------ */
 
+/* The name of what a run (run "ref", or "v1-r2": variant 1, round 2) gave,
+ * in the temporary directory: its stdout (k < 0), or its copy of the k-th
+ * --output FILE, "ref.output0.out.h5": numbered, so that two outputs of one
+ * base name stay apart, and ending with the file's own name, so that it is
+ * not taken for stdout (it was "v1-r1.stdout.output0", found by a tester)
+ * and tools that go by the extension still open it. */
+#define RESULT_PATH_MAX (PATH_MAX + 320)
+
+static void result_path(const struct compare *c, const char *run, int k, char *buf, size_t len)
+{
+    if (k < 0) {
+        snprintf(buf, len, "%s/%.31s.stdout", c->tmp, run);
+    } else {
+        const char *base = strrchr(c->outputs[k], '/');
+        snprintf(buf, len, "%s/%.31s.output%d.%.255s", c->tmp, run, k,
+                 base ? base + 1 : c->outputs[k]);
+    }
+}
+
 static void ref_path(const struct compare *c, int k, char *buf, size_t len)
 {
-    if (k < 0)
-        snprintf(buf, len, "%s/ref.stdout", c->tmp);
-    else
-        snprintf(buf, len, "%s/ref.output%d", c->tmp, k);
+    result_path(c, "ref", k, buf, len);
 }
 
 /* Compare a finished run's stdout (in out_path), exit status and --output
  * files with the reference (the first run), which this sets up. who names
- * the run in messages; keep_as is where a differing stdout is kept. */
+ * the run in messages; run names what differs where it is kept (result_path). */
 static int check_result(struct compare *c, const char *who, const char *out_path,
-                        const char *keep_as, struct run *r)
+                        const char *run, struct run *r)
 {
-    char ref[PATH_MAX + 32];
+    char ref[RESULT_PATH_MAX], keep_as[RESULT_PATH_MAX];
     int same = 1;
     if (!c->have_ref) {
         c->have_ref = 1;
         c->ref_status = r->status;
         ref_path(c, -1, ref, sizeof ref);
         if (rename(out_path, ref) < 0 || file_hash(ref, &c->ref_stdout_hash, &c->ref_stdout_size) < 0) {
+            progress_break(c);
             fprintf(stderr, "iohint compare: cannot keep the reference output %s: %s\n", ref,
                     strerror(errno));
             return -1;
@@ -875,6 +928,7 @@ static int check_result(struct compare *c, const char *who, const char *out_path
             struct stat st;
             c->ref_out_missing[k] = stat(c->outputs[k], &st) < 0;
             if (!c->ref_out_missing[k] && copy_file(c->outputs[k], ref) < 0) {
+                progress_break(c);
                 fprintf(stderr, "iohint compare: cannot copy %s: %s\n", c->outputs[k],
                         strerror(errno));
                 return -1;
@@ -894,6 +948,7 @@ static int check_result(struct compare *c, const char *who, const char *out_path
     if (eq != 1) {
         struct stat st;
         long long sz = stat(out_path, &st) == 0 ? (long long)st.st_size : -1;
+        result_path(c, run, -1, keep_as, sizeof keep_as);
         rename(out_path, keep_as);
         add_mismatch(c, "%s: stdout differs (%lld bytes, the first run's %" PRIu64
                         "; first difference at byte %" PRIu64 "); kept as %s, reference %s",
@@ -910,8 +965,8 @@ static int check_result(struct compare *c, const char *who, const char *out_path
                          c->ref_out_missing[k] ? "not" : "it was");
             same = 0;
         } else if (!missing && files_equal(ref, c->outputs[k], &at) != 1) {
-            char kept[PATH_MAX + 128];
-            snprintf(kept, sizeof kept, "%s.output%d", keep_as, k);
+            char kept[RESULT_PATH_MAX];
+            result_path(c, run, k, kept, sizeof kept);
             copy_file(c->outputs[k], kept);
             add_mismatch(c, "%s: %s differs from the first run's (first difference at byte %"
                             PRIu64 "); kept as %s, reference %s",
@@ -963,7 +1018,8 @@ struct devinfo {
     long ra_kb;
     int nfiles;
     uint64_t bytes;
-    const char *example;
+    const char *example;     /* the largest file on the device */
+    uint64_t example_size;
 };
 
 static int storage_info(const struct compare *c, struct devinfo *out, int max)
@@ -982,8 +1038,13 @@ static int storage_info(const struct compare *c, struct devinfo *out, int max)
             snprintf(out[n].fs, sizeof out[n].fs, "%s",
                      statfs(c->files[i].path, &sf) == 0 ? fs_name((long)sf.f_type) : "?");
             out[n].ra_kb = read_ahead_kb(c->files[i].dev);
-            out[n].example = c->files[i].path;
             n++;
+        }
+        /* The largest, not the first seen: a python script's first file
+         * was a .pyc where 305 MiB of 310 were one .npy (found by a tester). */
+        if (!out[k].example || c->files[i].size > out[k].example_size) {
+            out[k].example = c->files[i].path;
+            out[k].example_size = c->files[i].size;
         }
         out[k].nfiles++;
         out[k].bytes += c->files[i].size;
@@ -1120,7 +1181,11 @@ static void print_protocol(const struct compare *c, FILE *o)
                 dv[i].fs, major(dv[i].dev), minor(dv[i].dev));
         if (dv[i].ra_kb >= 0)
             fprintf(o, ", read-ahead %ld KiB", dv[i].ra_kb);
-        fprintf(o, ", e.g. %s\n", dv[i].example);
+        if (dv[i].nfiles == 1)
+            fprintf(o, ", %s\n", dv[i].example);
+        else
+            fprintf(o, ", the largest %s (%s)\n", dv[i].example,
+                    human_bytes((double)dv[i].example_size, b1, sizeof b1));
     }
     if (!isnan(c->load_start[0]))
         fprintf(o, "  machine: %ld CPUs, load average %.2f before, %.2f after\n",
@@ -1486,10 +1551,10 @@ static void plan_order(struct compare *c)
 static int one_run(struct compare *c, int vi, int round, int timed)
 {
     struct variant *v = &c->v[vi];
-    char out[PATH_MAX + 64], err[PATH_MAX + 64], keep[PATH_MAX + 64];
+    char out[PATH_MAX + 64], err[PATH_MAX + 64], run[32];
     snprintf(out, sizeof out, "%s/run.stdout", c->tmp);
     snprintf(err, sizeof err, "%s/v%d-r%d.stderr", c->tmp, vi, round);
-    snprintf(keep, sizeof keep, "%s/v%d-r%d.stdout", c->tmp, vi, round);
+    snprintf(run, sizeof run, "v%d-r%d", vi, round);
     if (v->trace)
         empty_dir(c->tracedir);
     struct run r;
@@ -1504,13 +1569,15 @@ static int one_run(struct compare *c, int vi, int round, int timed)
         int n = scan_traces(c, c->tracedir, 0, &calls);
         if (n > 0)
             r.traced_calls = (double)calls;
-        else if (round == 1)
+        else if (round == 1) {
+            progress_break(c);
             fprintf(stderr, "iohint compare: warning: %s wrote no trace in run 1\n", v->label);
+        }
         empty_dir(c->tracedir);
     }
     char who[256];
     snprintf(who, sizeof who, "%s, run %d", v->label, round);
-    if (check_result(c, who, out, keep, &r) < 0)
+    if (check_result(c, who, out, run, &r) < 0)
         return -1;
     if (!r.same)
         v->differs = 1;
@@ -1524,6 +1591,7 @@ static int one_run(struct compare *c, int vi, int round, int timed)
         shown |= c->shown_status[i] == r.status;
     if (r.status != 0 && round == 1 && !shown && c->nshown < 8) {
         c->shown_status[c->nshown++] = r.status;
+        progress_break(c);
         fprintf(stderr, "iohint compare: %s exited with status %d; its stderr:\n", who, r.status);
         FILE *f = fopen(err, "re");
         int n = 0;
@@ -1537,12 +1605,8 @@ static int one_run(struct compare *c, int vi, int round, int timed)
             fprintf(stderr, "    (empty)\n");
     }
     v->runs[v->nruns++] = r;
-    if (!c->quiet) {
-        char b[32];
-        fprintf(stderr, "%s  %s %s", c->progress_sep ? " |" : "", v->label,
-                human_secs(r.wall, b, sizeof b));
-        c->progress_sep = 1;
-    }
+    if (!c->quiet)
+        progress_entry(c, v->label, r.wall);
     return 0;
 }
 
@@ -1888,8 +1952,10 @@ int ioh_cmd_compare(int argc, char **argv)
             }
     }
     for (int round = 1; round <= c->nruns && !g_interrupted; round++) {
-        if (!c->quiet)
+        if (!c->quiet) {
             fprintf(stderr, "round %d/%d:", round, c->nruns);
+            c->progress_round = round;
+        }
         c->progress_sep = 0;
         for (int k = 0; k < c->nv && !g_interrupted; k++) {
             int i = c->order[(round - 1) * c->nv + k];
@@ -1902,8 +1968,9 @@ int ioh_cmd_compare(int argc, char **argv)
                 goto out;
             }
         }
-        if (!c->quiet && !g_interrupted)
+        if (!c->quiet && !g_interrupted && c->progress_sep >= 0)
             fputc('\n', stderr);
+        c->progress_round = 0;
     }
     loadavg(c->load_end);
     c->rounds_done = c->nruns;

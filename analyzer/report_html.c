@@ -701,7 +701,7 @@ static void site_text(FILE *o, const struct ioh_analysis *an, uint32_t site, boo
     for (uint32_t i = 0; i < s->nframes && i < (callers ? 4u : 1u); i++) {
         const struct ioh_an_frame *fr = &s->frames[i];
         if (i == 1)
-            fputs("<br><span class=\"sub\">called from ", o);
+            fputs("<br><span class=\"sub\">first stack seen here: called from ", o);
         else if (i > 1)
             fputs(" &larr; ", o);
         fputs("<code>", o);

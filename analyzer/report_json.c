@@ -259,6 +259,7 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     u_(w, "ino", f->ino);
     i_(w, "size", f->size);
     s_(w, "kind", f->kind < 7 ? kinds[f->kind] : "other");
+    b_(w, "pseudo", f->pseudo);
     u_(w, "processes", f->processes);
     u_(w, "ra_bytes", f->ra_bytes);
     s_(w, "ra_source", ioh_an_ra_source_name(f->ra_source));
@@ -296,6 +297,7 @@ static void file_json(struct jw *w, const struct ioh_analysis *an, const struct 
     metrics(w, an, &f->m);
     u_(w, "footprint", f->footprint);
     u_(w, "shared_reads", f->shared_reads);
+    b_(w, "offsets_approximate", f->offsets_approximate);
     u_(w, "stdio_reads", f->stdio_reads);
     u_(w, "footprint_granule", f->granule);
     d_(w, "reread_ratio", f->reread_ratio);

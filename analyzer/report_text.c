@@ -259,17 +259,26 @@ static void print_site(FILE *o, const struct ioh_analysis *an, uint32_t site)
     }
     const struct ioh_an_site *s = &an->sites[site];
     /* The first frame outside libc and the shim is the useful one; show
-     * frame 0 and, when it has no symbol, its caller too. */
-    for (uint32_t i = 0; i < s->nframes && i < 2; i++) {
+     * frame 0 and, when it has no symbol, its caller too. A site is its
+     * return address; its callers are the stack the shim captured the
+     * first time it saw that address (docs/shim.md, "Call sites"), which
+     * later reads may not share: said so when a caller is shown (HDF5's
+     * 4,444 hyperslab reads all showed the superblock read's stack; a
+     * tester). */
+    uint32_t i = 0;
+    for (; i < s->nframes && i < 2; i++) {
         const struct ioh_an_frame *fr = &s->frames[i];
         const char *mod = strrchr(fr->module, '/');
         mod = mod ? mod + 1 : fr->module;
         fprintf(o, "%s%s+0x%" PRIx64, i ? " <- " : "", *mod ? mod : "?", fr->module_offset);
         if (*fr->symbol) {
             fprintf(o, " (%s+0x%x)", fr->symbol, fr->symbol_offset);
+            i++;
             break;
         }
     }
+    if (i > 1)
+        fputs(" [first stack seen]", o);
 }
 
 /* One claim of a line of claims: "; " before all but the first. */
@@ -475,8 +484,7 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
     /* A size of 0 under /proc or /sys is what such files report, whatever
      * they hold: not growth (/proc/filesystems was "a file that grew
      * while read"; a tester). */
-    bool pseudo = f->size == 0 && (!strncmp(f->path, "/proc/", 6) || !strncmp(f->path, "/sys/", 5));
-    if (pseudo)
+    if (f->pseudo && f->size == 0)
         fprintf(o, " of a /proc or /sys file (its size says 0)");
     else if (f->size >= 0 && extent > (uint64_t)f->size)
         fprintf(o, " of a file that grew while read (%s when opened, read up to %s)",
@@ -493,17 +501,42 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
     fprintf(o, "  %-11s  %s distinct", "footprint", bytes(b1, sizeof b1, f->footprint));
     if (extent > 0)
         fprintf(o, " (%.1f%% of the file)", share(f->footprint, extent));
-    fprintf(o, ", %.1f%% of bytes re-read\n", 100 * f->reread_ratio);
+    fprintf(o, ", %.1f%% of bytes re-read", 100 * f->reread_ratio);
+    /* Forked readers of one inherited descriptor: offsets read back while
+     * the others moved it ("7.6% of bytes re-read" where every byte was
+     * read once; a tester). */
+    if (f->offsets_approximate)
+        fprintf(o, " (approximate, as are the steps and the class: offsets read back from a "
+                   "description other processes were reading at the same time)");
+    fputc('\n', o);
     if (f->nphases > 1) {
-        fprintf(o, "  %-11s  %u:", "phases", f->nphases);
-        for (uint32_t i = 0; i < f->nphases && i < 4; i++) {
+        /* Neighbours of one class are one entry: past 32 phases the model
+         * merges the adjacent pair with the fewest reads into the class of
+         * the larger (analysis.c, on_phase), which leaves such neighbours
+         * ("sequential (9,078 reads) -> sequential (17,824 reads) -> ...";
+         * a tester), and the classifier can leave them too, when it
+         * corrects an open phase to its predecessor's class. The JSON keeps
+         * the phases as they are. */
+        uint32_t groups = 1;
+        for (uint32_t i = 1; i < f->nphases; i++)
+            groups += f->phases[i].cls != f->phases[i - 1].cls;
+        fprintf(o, "  %-11s  %u", "phases", groups);
+        if (groups < f->nphases)
+            fprintf(o, " (%u before merging neighbours of one class)", f->nphases);
+        fputc(':', o);
+        uint32_t shown = 0;
+        for (uint32_t i = 0; i < f->nphases && shown < 4; shown++) {
             const struct ioh_cls_phase *ph = &f->phases[i];
-            fprintf(o, "%s %s (%s read%s, %s-%s)", i ? " ->" : "", ioh_cls_name(ph->cls),
-                    num(b1, sizeof b1, ph->reads), plural(ph->reads),
-                    secs(b2, sizeof b2, ph->t_start - an->t0),
-                    secs(b3, sizeof b3, ph->t_end - an->t0));
+            uint64_t reads = 0, t_end = ph->t_end;
+            for (; i < f->nphases && f->phases[i].cls == ph->cls; i++) {
+                reads += f->phases[i].reads;
+                t_end = f->phases[i].t_end;
+            }
+            fprintf(o, "%s %s (%s read%s, %s-%s)", shown ? " ->" : "", ioh_cls_name(ph->cls),
+                    num(b1, sizeof b1, reads), plural(reads),
+                    secs(b2, sizeof b2, ph->t_start - an->t0), secs(b3, sizeof b3, t_end - an->t0));
         }
-        if (f->nphases > 4)
+        if (groups > 4)
             fprintf(o, " -> ...");
         fputc('\n', o);
     }
@@ -621,7 +654,8 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
         if (!f->m.reads)
             continue;
         if (!f->significant && !(opts && opts->all)) {
-            hidden++;
+            if (!f->mmaps)     /* a mapped one is in the mapped list */
+                hidden++;
             continue;
         }
         if (n >= shown_max) {
@@ -630,21 +664,29 @@ int ioh_report_text(const struct ioh_analysis *an, const struct ioh_report_opts 
         }
         print_file(o, an, f, n++, ra_differs);
     }
-    /* Files only mapped: their reads are page faults, which no trace sees,
-     * but that they were mapped is worth a line (a tester's mmap + md5 of
-     * a 48 MiB file appeared nowhere). */
+    /* Files mapped and not shown above: their reads are page faults, which
+     * no trace sees, but that they were mapped is worth a line (a tester's
+     * mmap + md5 of a 48 MiB file appeared nowhere), and so is a file read
+     * too little to classify besides (numpy's memmap of a 305 MiB .npy,
+     * two reads of its header: another tester). */
     uint32_t mapped_only = 0;
     for (size_t rank = 0;; rank++) {
         const struct ioh_an_file *f = ioh_analysis_file_ranked(an, rank);
         if (!f)
             break;
-        if (f->m.reads || !f->mmaps)
+        if (!f->mmaps || (f->m.reads && (f->significant || (opts && opts->all))))
             continue;
         if (mapped_only++ == 0)
-            fprintf(o, "\nmapped, not read (page faults are not traced):\n");
-        if (mapped_only <= SHOW_MAPPED)
-            fprintf(o, "  %s: mapped %s time%s (%s)\n", f->path, num(b1, sizeof b1, f->mmaps),
-                    plural(f->mmaps), bytes(b2, sizeof b2, f->mapped_bytes));
+            fprintf(o, "\nmapped, not read or read too little to classify (page faults are not "
+                       "traced):\n");
+        if (mapped_only > SHOW_MAPPED)
+            continue;
+        fprintf(o, "  %s: mapped %s time%s (%s)", f->path, num(b1, sizeof b1, f->mmaps),
+                plural(f->mmaps), bytes(b2, sizeof b2, f->mapped_bytes));
+        if (f->m.reads)
+            fprintf(o, ", also read %s time%s (%s)", num(b1, sizeof b1, f->m.reads),
+                    plural(f->m.reads), bytes(b2, sizeof b2, f->m.bytes));
+        fputc('\n', o);
     }
     if (mapped_only > SHOW_MAPPED)
         fprintf(o, "  ... and %u more\n", mapped_only - SHOW_MAPPED);

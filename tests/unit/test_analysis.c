@@ -913,6 +913,54 @@ static void test_many_traces(void **state)
     rmdir(tpath("multi"));
 }
 
+/* Files under /proc and /sys rank after every other file, whatever their
+ * importance: no policy can help them (/proc/filesystems, 364 bytes in 31
+ * getlines, ranked first ahead of 2,000 data files; found by a tester). */
+static void test_pseudo_ranked_last(void **state)
+{
+    (void)state;
+    struct ioh_synth *w = open_proc("pseudo.iohtrace", 13, 1, T0);
+    assert_int_equal(ioh_synth_path(w, 1, 1, T0 + 10, 3, 7, 0, "/proc/filesystems"), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 2, T0 + 11, 4, 8, 4096, "/sys/kernel/mm/x"), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 3, T0 + 12, 8, 9, 64 * (int64_t)KIB, "/data/a"), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 4, T0 + 13, 8, 10, 64 * (int64_t)KIB, "/proc.d/b"), 0);
+    uint64_t t = T0 + 100;
+    for (uint64_t i = 0; i < 31; i++)
+        ioh_synth_read(w, 1, t++, 1, 3, (int64_t)(i * 12), 12, 12, 100, 0);
+    for (uint64_t i = 0; i < 8; i++)
+        ioh_synth_read(w, 1, t++, 2, 4, (int64_t)(i * 512), 512, 512, 100, 0);
+    for (uint64_t i = 0; i < 4; i++) {
+        ioh_synth_read(w, 1, t++, 3, 5, (int64_t)(i * 4 * KIB), 4 * KIB, 4 * KIB, 100, 0);
+        ioh_synth_read(w, 1, t++, 4, 6, (int64_t)(i * 2 * KIB), 2 * KIB, 2 * KIB, 100, 0);
+    }
+    assert_int_equal(ioh_synth_finish(w, t), 0);
+    struct ioh_analysis *an = analyze1("pseudo.iohtrace");
+    const char *want[] = {"/data/a", "/proc.d/b", "/proc/filesystems", "/sys/kernel/mm/x"};
+    for (size_t i = 0; i < 4; i++) {
+        const struct ioh_an_file *f = ioh_analysis_file_ranked(an, i);
+        assert_non_null(f);
+        assert_string_equal(f->path, want[i]);
+        assert_int_equal(f->pseudo, i >= 2);
+    }
+    /* The JSON says so, in the same order. */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *o = open_memstream(&buf, &len);
+    struct ioh_report_opts ro = {.top = 0, .all = true};
+    assert_int_equal(ioh_report_json(an, &ro, o), 0);
+    fclose(o);
+    const char *a = strstr(buf, "\"/data/a\"");
+    const char *p = strstr(buf, "\"/proc/filesystems\"");
+    assert_non_null(a);
+    assert_non_null(p);
+    assert_true(a < p);
+    assert_non_null(strstr(p, "\"pseudo\": true"));
+    assert_non_null(strstr(a, "\"pseudo\": false"));
+    free(buf);
+    ioh_analysis_free(an);
+    unlink(tpath("pseudo.iohtrace"));
+}
+
 /* Many files, announced while others are being read (the model's arrays
  * grow under the classifier's phase callbacks). */
 static void test_many_files(void **state)
@@ -1505,6 +1553,179 @@ static void test_report_wording(void **state)
     free(text);
     ioh_analysis_free(an);
     unlink(tpath("words.iohtrace"));
+}
+
+/* A file mapped whole and read a little (numpy's memmap of a 305 MiB .npy:
+ * two 4 KiB reads of its header, then the mapping) was in no list: too few
+ * reads for the files read, and read, so not "mapped, not read" (found by
+ * a tester). The mapped list takes it, with its reads. */
+static void test_report_mapped(void **state)
+{
+    (void)state;
+    struct ioh_synth *w = open_proc("mapped.iohtrace", 10, 1, T0);
+    uint64_t t = T0 + 100;
+    assert_int_equal(ioh_synth_path(w, 1, 1, t, 8, 1, 320 * (int64_t)MIB, "/data/a.npy"), 0);
+    for (uint64_t i = 0; i < 2; i++)
+        assert_int_equal(ioh_synth_read(w, 1, t += 1000, 1, 3, (int64_t)(i * 4 * KIB), 4 * KIB,
+                                        4 * KIB, 500, 0), 0);
+    struct ioh_event e = {.op = IOH_OP_MMAP, .tid = 1, .fd = 3, .t = t += 1000, .off = 0,
+                          .len = 320 * MIB, .ret = 0, .dur = 500, .file = 1};
+    assert_int_equal(ioh_synth_event(w, &e), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 2, t, 8, 2, 1 * (int64_t)MIB, "/data/only.map"), 0);
+    e = (struct ioh_event){.op = IOH_OP_MMAP, .tid = 1, .fd = 4, .t = t += 1000, .off = 0,
+                           .len = 1 * MIB, .ret = 0, .dur = 500, .file = 2};
+    assert_int_equal(ioh_synth_event(w, &e), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 3, t, 8, 3, 64 * (int64_t)MIB, "/data/body"), 0);
+    for (uint64_t i = 0; i < 100; i++)
+        assert_int_equal(ioh_synth_read(w, 1, t += 1000, 3, 5, (int64_t)(i * 64 * KIB), 64 * KIB,
+                                        64 * KIB, 500, 0), 0);
+    assert_int_equal(ioh_synth_path(w, 1, 4, t, 8, 4, 64 * (int64_t)KIB, "/data/few"), 0);
+    for (uint64_t i = 0; i < 2; i++)
+        assert_int_equal(ioh_synth_read(w, 1, t += 1000, 4, 6, (int64_t)(i * 4 * KIB), 4 * KIB,
+                                        4 * KIB, 500, 0), 0);
+    assert_int_equal(ioh_synth_finish(w, t + 1000), 0);
+
+    struct ioh_analysis *an = analyze1("mapped.iohtrace");
+    char *text = text_report(an);
+    const char *want[] = {
+        "\n1. /data/body\n",
+        "\nmapped, not read or read too little to classify (page faults are not traced):\n"
+        "  /data/a.npy: mapped 1 time (320.0 MiB), also read 2 times (8.0 KiB)\n"
+        "  /data/only.map: mapped 1 time (1.0 MiB)\n",
+        "\n1 more file read (fewer than 4 reads, or past --top)",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(text, want[i])) {
+            fprintf(stderr, "%s", text);
+            fail_msg("no '%s' in the report above", want[i]);
+        }
+    free(text);
+    ioh_analysis_free(an);
+    unlink(tpath("mapped.iohtrace"));
+}
+
+/* Processes reading through one description at once (forked readers of an
+ * inherited descriptor): the shim reads each read's offset back from the
+ * kernel (flag SHARED), racing with the others, and the footprint and the
+ * re-reads built on those offsets are approximate; the reports say so (a
+ * tester saw "7.6% of bytes re-read" where every byte was read once). Two
+ * processes taking turns, or one alone, are exact. */
+static void shared_readers(const char *dir, bool overlap)
+{
+    char name[128];
+    mkdir(tpath(dir), 0755);
+    struct ioh_synth *w[3];
+    for (int p = 0; p < 3; p++) {
+        snprintf(name, sizeof name, "%s/p%d.iohtrace", dir, p);
+        w[p] = open_proc(name, 300 + p, p ? 300 : 1, T0 + (uint64_t)p);
+        assert_int_equal(ioh_synth_path(w[p], 1, 1, T0 + 10, 8, 77, 4 * (int64_t)MIB, "/data/rec"), 0);
+    }
+    /* The parent reads 16 records alone, then two children 64 each: in
+     * turn (overlap), or one after the other. Each record is read once. */
+    uint64_t t = T0 + 100, off = 0;
+    for (int i = 0; i < 16 + 128; i++) {
+        int p = i < 16 ? 0 : overlap ? 1 + i % 2 : i < 80 ? 1 : 2;
+        struct ioh_event e = {.op = IOH_OP_READ, .tid = 1, .fd = 3, .t = t += 1000,
+                              .off = (int64_t)off, .len = 37, .ret = 37, .dur = 500, .file = 1,
+                              .flags = i < 16 ? 0 : IOH_EV_SHARED};
+        assert_int_equal(ioh_synth_event(w[p], &e), 0);
+        off += 37;
+    }
+    for (int p = 0; p < 3; p++)
+        assert_int_equal(ioh_synth_finish(w[p], t + 1000), 0);
+}
+
+static void test_shared_offsets_approximate(void **state)
+{
+    (void)state;
+    shared_readers("shr_at_once", true);
+    shared_readers("shr_in_turn", false);
+    const char *once[] = {tpath("shr_at_once")}, *turn[] = {tpath("shr_in_turn")};
+    struct ioh_analysis *an = analyze(once, 1, NULL);
+    const struct ioh_an_file *f = file_named(an, "/data/rec");
+    assert_int_equal(f->shared_reads, 128);
+    assert_true(f->offsets_approximate);
+    char *text = text_report(an), *json = report_of(an, true);
+    if (!strstr(text, "of bytes re-read (approximate, as are the steps and the class: "))
+        fail_msg("no approximate footprint in:\n%s", text);
+    assert_non_null(strstr(json, "\"offsets_approximate\": true"));
+    free(text);
+    free(json);
+    ioh_analysis_free(an);
+
+    an = analyze(turn, 1, NULL);
+    f = file_named(an, "/data/rec");
+    assert_int_equal(f->shared_reads, 128);
+    assert_false(f->offsets_approximate);
+    text = text_report(an);
+    json = report_of(an, true);
+    assert_null(strstr(text, "approximate"));
+    assert_non_null(strstr(json, "\"offsets_approximate\": false"));
+    free(text);
+    free(json);
+    ioh_analysis_free(an);
+    for (int d = 0; d < 2; d++)
+        for (int p = 0; p < 3; p++) {
+            char name[128];
+            snprintf(name, sizeof name, "%s/p%d.iohtrace", d ? "shr_in_turn" : "shr_at_once", p);
+            unlink(tpath(name));
+        }
+    rmdir(tpath("shr_at_once"));
+    rmdir(tpath("shr_in_turn"));
+}
+
+/* Blocks of 256 reads, sequential through the file and re-reading 16 KiB,
+ * in turn: 80 phases, of which the model keeps 32 by merging the adjacent
+ * pairs with the fewest reads, leaving neighbours of one class. */
+static void p_seq_hot_blocks(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
+{
+    uint64_t *x = arg;
+    uint64_t b = i / 256;
+    *len = 4 * KIB;
+    *off = b % 2 ? rnd(x) % 4 * 4 * KIB : (1 + b / 2 * 256 + i % 256) * 4 * KIB + 1 * MIB;
+}
+
+/* The phases line merges adjacent phases of one class: forked readers of one
+ * description showed "sequential (9,078 reads) -> sequential (17,824 reads)
+ * -> ..." (a tester). */
+static void test_report_phases_merged(void **state)
+{
+    (void)state;
+    uint64_t x = 5;
+    write_one("seqhot.iohtrace", 256 * MIB, 80 * 256, p_seq_hot_blocks, &x);
+    struct ioh_analysis *an = analyze1("seqhot.iohtrace");
+    const struct ioh_an_file *f = file_named(an, "/data/f");
+    uint32_t same = 0;
+    for (uint32_t i = 1; i < f->nphases; i++)
+        same += f->phases[i].cls == f->phases[i - 1].cls;
+    assert_true(same > 0);      /* the case: neighbours of one class in the model */
+    char *text = text_report(an);
+    const char *line = strstr(text, "  phases  ");
+    assert_non_null(line);
+    char buf[1024];
+    size_t n = strcspn(line, "\n");
+    snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), line);
+    char want[64];
+    snprintf(want, sizeof want, " (%u before merging neighbours of one class):", f->nphases);
+    if (!strstr(buf, want))
+        fail_msg("no '%s' in '%s'", want, buf);
+    /* No class follows itself in the line. */
+    const char *names[] = {"sequential (", "re-read ("};
+    for (size_t k = 0; k < 2; k++) {
+        char twice[64];
+        const char *p = buf;
+        while ((p = strstr(p, names[k]))) {
+            p = strchr(p, ')');
+            assert_non_null(p);
+            snprintf(twice, sizeof twice, ") -> %s", names[k]);
+            if (!strncmp(p, twice, strlen(twice)))
+                fail_msg("%s follows itself in '%s'", names[k], buf);
+            p++;
+        }
+    }
+    free(text);
+    ioh_analysis_free(an);
+    unlink(tpath("seqhot.iohtrace"));
 }
 
 /* ---- the device's read-ahead ------------------------------------------- */
@@ -2245,6 +2466,7 @@ int main(void)
         cmocka_unit_test(test_phases),
         cmocka_unit_test(test_eof_errors_nooffset),
         cmocka_unit_test(test_many_traces),
+        cmocka_unit_test(test_pseudo_ranked_last),
         cmocka_unit_test(test_many_files),
         cmocka_unit_test(test_points_bounded),
         cmocka_unit_test(test_sampling),
@@ -2255,6 +2477,9 @@ int main(void)
         cmocka_unit_test(test_readahead_recorded),
         cmocka_unit_test(test_prefetch_follows_shim),
         cmocka_unit_test(test_report_wording),
+        cmocka_unit_test(test_report_mapped),
+        cmocka_unit_test(test_shared_offsets_approximate),
+        cmocka_unit_test(test_report_phases_merged),
         cmocka_unit_test(test_own_random_sequential),
         cmocka_unit_test(test_own_random_sparse),
         cmocka_unit_test(test_own_hint_none),

@@ -354,6 +354,10 @@ static void test_content(void **state)
     assert_non_null(strstr(g_page, "random,window=32M"));
     assert_non_null(strstr(g_page, "TBasket::ReadBuffer"));
     assert_non_null(strstr(g_page, "(no call site)"));
+    /* A site's callers are the first stack the shim saw at its address
+     * (docs/shim.md), and the page says so where it shows them: HDF5's
+     * hyperslab reads all showed the superblock read's stack (a tester). */
+    assert_non_null(strstr(g_page, "first stack seen here: called from <code>libRootIO.so+0x1274 (main"));
     assert_non_null(strstr(g_page, "1 file with too few reads"));
     /* Bounded: at most one mark per pixel and class keeps the page small. */
     assert_true(g_page_len < 600 * 1024);

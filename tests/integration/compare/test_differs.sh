@@ -68,11 +68,33 @@ chmod +x "$T/changes_file.sh"
 compare_rc 3 outfile -n 2 -p coalesce -o "$T/sorted.txt" -- "$T/changes_file.sh" "$T/in.txt" "$T/sorted.txt"
 grep -q "coalesce, run 1: $T/sorted.txt differs" "$T/outfile.out" ||
     { show "$T/outfile.out"; fail "outfile: the changed --output file is not reported"; }
+# The kept copy is named after the -o file, not after stdout (a tester found
+# v1-r1.stdout.output0), and holds the differing file.
+kept=$(sed -n "s|.*$T/sorted.txt differs.*kept as \([^,]*\), reference.*|\1|p" "$T/outfile.out" | head -n 1)
+[[ $kept == */v1-r1.output0.sorted.txt ]] || { show "$T/outfile.out"; fail "outfile: kept as $kept"; }
+[[ -f $kept ]] && tail -n 1 "$kept" | grep -qx tail || fail "outfile: $kept is not the differing file"
 rm -rf "$(sed -n 's/^iohint compare: files kept in //p' "$T/outfile.err")"
+
 # The same script with the file unchanged: identical (the file is removed
 # before each run, so appending scripts do not accumulate).
 compare_rc 0 outfile_same -n 2 -p sequential -o "$T/sorted.txt" -- "$T/changes_file.sh" "$T/in.txt" "$T/sorted.txt"
 cmp -s "$T/sorted.txt" <(sort "$T/in.txt") || fail "outfile_same: the last run's output file is not left in place"
+
+# Without -q, a RESULT DIFFERS message starts a line of its own, not the
+# middle of its round's progress line (a tester), and the round's line
+# resumes after it.
+rc=0
+(cd "$T" && timeout -k 5 50 "$IOHINT" compare -n 2 --order fixed -p none -p sequential -- \
+    "$T/policy_changes_stdout.sh" "$T/in.txt") >"$T/progress.out" 2>"$T/progress.err" || rc=$?
+[[ $rc -eq 3 ]] || { show "$T/progress.err"; fail "progress: exit status $rc, expected 3"; }
+[[ $(grep -c 'RESULT DIFFERS' "$T/progress.err") -eq 2 &&
+   $(grep -c '^iohint compare: RESULT DIFFERS: sequential, run [12]: ' "$T/progress.err") -eq 2 ]] ||
+    { show "$T/progress.err"; fail "progress: a RESULT DIFFERS message does not start its line"; }
+grep -Eq '^round 1/2:  no shim \(baseline\) [0-9.]+ [mu]?s \|  none \(tracing\) [0-9.]+ [mu]?s$' "$T/progress.err" &&
+    grep -Eq '^round 1/2, continued:  sequential [0-9.]+ [mu]?s$' "$T/progress.err" ||
+    { show "$T/progress.err"; fail "progress: the round's line does not end before the message and resume after it"; }
+rm -rf "$(sed -n 's/^iohint compare: files kept in //p' "$T/progress.err")"
+CASES=$((CASES + 1))
 
 # 5. The exit status changes.
 cat >"$T/changes_status.sh" <<'SH'

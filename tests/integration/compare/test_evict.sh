@@ -70,6 +70,16 @@ tail -n +2 "$T/cold.log" | grep -qv '^0$' &&
     { show "$T/cold.log"; fail "--cold: a timed run started with its input (partly) cached"; }
 CASES=$((CASES + 1))
 
+# 3a. The storage line names the largest file of a device, not the first
+# the command read (a .pyc where 305 MiB of 310 were one .npy; found by a
+# tester).
+make_text "$D/small.txt" 1000
+"$IOHINT" compare -q --cold -n 1 --no-baseline -p sequential -- md5sum "$D/small.txt" "$F" \
+    >"$T/largest.out" 2>"$T/largest.err" || { show "$T/largest.err"; fail "--cold md5sum failed"; }
+grep -q "^  storage: 2 files (16.0 MiB) on .*, the largest $F (16.0 MiB)$" "$T/largest.out" ||
+    { show "$T/largest.out"; fail "--cold: the storage line does not name the largest file, $F"; }
+CASES=$((CASES + 1))
+
 # 3b. --cold --settle SEC ("coldB"): each run starts SEC seconds after its
 # eviction, still evicted, and the wait is not timed; the protocol line and
 # the JSON say so.
