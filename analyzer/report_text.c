@@ -510,33 +510,15 @@ static void print_file(FILE *o, const struct ioh_analysis *an, const struct ioh_
                    "description other processes were reading at the same time)");
     fputc('\n', o);
     if (f->nphases > 1) {
-        /* Neighbours of one class are one entry: past 32 phases the model
-         * merges the adjacent pair with the fewest reads into the class of
-         * the larger (analysis.c, on_phase), which leaves such neighbours
-         * ("sequential (9,078 reads) -> sequential (17,824 reads) -> ...";
-         * a tester), and the classifier can leave them too, when it
-         * corrects an open phase to its predecessor's class. The JSON keeps
-         * the phases as they are. */
-        uint32_t groups = 1;
-        for (uint32_t i = 1; i < f->nphases; i++)
-            groups += f->phases[i].cls != f->phases[i - 1].cls;
-        fprintf(o, "  %-11s  %u", "phases", groups);
-        if (groups < f->nphases)
-            fprintf(o, " (%u before merging neighbours of one class)", f->nphases);
-        fputc(':', o);
-        uint32_t shown = 0;
-        for (uint32_t i = 0; i < f->nphases && shown < 4; shown++) {
+        fprintf(o, "  %-11s  %u:", "phases", f->nphases);
+        for (uint32_t i = 0; i < f->nphases && i < 4; i++) {
             const struct ioh_cls_phase *ph = &f->phases[i];
-            uint64_t reads = 0, t_end = ph->t_end;
-            for (; i < f->nphases && f->phases[i].cls == ph->cls; i++) {
-                reads += f->phases[i].reads;
-                t_end = f->phases[i].t_end;
-            }
-            fprintf(o, "%s %s (%s read%s, %s-%s)", shown ? " ->" : "", ioh_cls_name(ph->cls),
-                    num(b1, sizeof b1, reads), plural(reads),
-                    secs(b2, sizeof b2, ph->t_start - an->t0), secs(b3, sizeof b3, t_end - an->t0));
+            fprintf(o, "%s %s (%s read%s, %s-%s)", i ? " ->" : "", ioh_cls_name(ph->cls),
+                    num(b1, sizeof b1, ph->reads), plural(ph->reads),
+                    secs(b2, sizeof b2, ph->t_start - an->t0),
+                    secs(b3, sizeof b3, ph->t_end - an->t0));
         }
-        if (groups > 4)
+        if (f->nphases > 4)
             fprintf(o, " -> ...");
         fputc('\n', o);
     }

@@ -1674,60 +1674,6 @@ static void test_shared_offsets_approximate(void **state)
     rmdir(tpath("shr_in_turn"));
 }
 
-/* Blocks of 256 reads, sequential through the file and re-reading 16 KiB,
- * in turn: 80 phases, of which the model keeps 32 by merging the adjacent
- * pairs with the fewest reads, leaving neighbours of one class. */
-static void p_seq_hot_blocks(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
-{
-    uint64_t *x = arg;
-    uint64_t b = i / 256;
-    *len = 4 * KIB;
-    *off = b % 2 ? rnd(x) % 4 * 4 * KIB : (1 + b / 2 * 256 + i % 256) * 4 * KIB + 1 * MIB;
-}
-
-/* The phases line merges adjacent phases of one class: forked readers of one
- * description showed "sequential (9,078 reads) -> sequential (17,824 reads)
- * -> ..." (a tester). */
-static void test_report_phases_merged(void **state)
-{
-    (void)state;
-    uint64_t x = 5;
-    write_one("seqhot.iohtrace", 256 * MIB, 80 * 256, p_seq_hot_blocks, &x);
-    struct ioh_analysis *an = analyze1("seqhot.iohtrace");
-    const struct ioh_an_file *f = file_named(an, "/data/f");
-    uint32_t same = 0;
-    for (uint32_t i = 1; i < f->nphases; i++)
-        same += f->phases[i].cls == f->phases[i - 1].cls;
-    assert_true(same > 0);      /* the case: neighbours of one class in the model */
-    char *text = text_report(an);
-    const char *line = strstr(text, "  phases  ");
-    assert_non_null(line);
-    char buf[1024];
-    size_t n = strcspn(line, "\n");
-    snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), line);
-    char want[64];
-    snprintf(want, sizeof want, " (%u before merging neighbours of one class):", f->nphases);
-    if (!strstr(buf, want))
-        fail_msg("no '%s' in '%s'", want, buf);
-    /* No class follows itself in the line. */
-    const char *names[] = {"sequential (", "re-read ("};
-    for (size_t k = 0; k < 2; k++) {
-        char twice[64];
-        const char *p = buf;
-        while ((p = strstr(p, names[k]))) {
-            p = strchr(p, ')');
-            assert_non_null(p);
-            snprintf(twice, sizeof twice, ") -> %s", names[k]);
-            if (!strncmp(p, twice, strlen(twice)))
-                fail_msg("%s follows itself in '%s'", names[k], buf);
-            p++;
-        }
-    }
-    free(text);
-    ioh_analysis_free(an);
-    unlink(tpath("seqhot.iohtrace"));
-}
-
 /* ---- the device's read-ahead ------------------------------------------- */
 
 /* One process reading /data/a (and /data/b when ra_b is not 0), each 64 MiB
@@ -2479,7 +2425,6 @@ int main(void)
         cmocka_unit_test(test_report_wording),
         cmocka_unit_test(test_report_mapped),
         cmocka_unit_test(test_shared_offsets_approximate),
-        cmocka_unit_test(test_report_phases_merged),
         cmocka_unit_test(test_own_random_sequential),
         cmocka_unit_test(test_own_random_sparse),
         cmocka_unit_test(test_own_hint_none),
