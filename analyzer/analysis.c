@@ -750,6 +750,23 @@ static void on_path(struct ioh_analysis *an, uint32_t proc, struct ioh__proc_sta
 
 /* ---- phases ------------------------------------------------------------- */
 
+/* Phases i and i + 1 of f as one: the class (and evidence) of the larger
+ * half. */
+static void merge_phases(struct ioh_an_file *f, uint32_t i)
+{
+    struct ioh_cls_phase *a = &f->phases[i], *b = &f->phases[i + 1];
+    struct ioh_cls_phase m = a->reads >= b->reads ? *a : *b;
+    m.first_event = a->first_event;
+    m.t_start = a->t_start;
+    m.last_event = b->last_event;
+    m.t_end = b->t_end;
+    m.reads = a->reads + b->reads;
+    m.bytes = a->bytes + b->bytes;
+    *a = m;
+    memmove(b, b + 1, (f->nphases - i - 2) * sizeof *b);
+    f->nphases--;
+}
+
 static void on_phase(const struct ioh_cls_phase *ph, void *arg)
 {
     struct ioh__file_state *fs = arg;
@@ -760,8 +777,12 @@ static void on_phase(const struct ioh_cls_phase *ph, void *arg)
             return;
     }
     if (f->nphases == IOH_AN_MAX_PHASES) {
-        /* Merge the adjacent pair with the fewest reads; the merged phase
-         * keeps the class (and evidence) of its larger half. */
+        /* Merge the adjacent pair with the fewest reads, then the merged
+         * phase with neighbours of its class: phases of one class side by
+         * side are one (forked readers of one description, whose racing
+         * offsets alternate sequential and re-read phases, were called
+         * re-read from the largest piece, where sequential pieces held
+         * most of the reads: a tester). */
         uint32_t best = 0;
         uint64_t least = UINT64_MAX;
         for (uint32_t i = 0; i + 1 < f->nphases; i++) {
@@ -771,17 +792,16 @@ static void on_phase(const struct ioh_cls_phase *ph, void *arg)
                 best = i;
             }
         }
-        struct ioh_cls_phase *a = &f->phases[best], *b = &f->phases[best + 1];
-        struct ioh_cls_phase m = a->reads >= b->reads ? *a : *b;
-        m.first_event = a->first_event;
-        m.t_start = a->t_start;
-        m.last_event = b->last_event;
-        m.t_end = b->t_end;
-        m.reads = a->reads + b->reads;
-        m.bytes = a->bytes + b->bytes;
-        *a = m;
-        memmove(b, b + 1, (f->nphases - best - 2) * sizeof *b);
-        f->nphases--;
+        merge_phases(f, best);
+        if (best + 1 < f->nphases && f->phases[best + 1].cls == f->phases[best].cls)
+            merge_phases(f, best);
+        if (best > 0 && f->phases[best - 1].cls == f->phases[best].cls)
+            merge_phases(f, best - 1);
+    }
+    if (f->nphases > 0 && f->phases[f->nphases - 1].cls == ph->cls) {
+        f->phases[f->nphases++] = *ph;
+        merge_phases(f, f->nphases - 2);
+        return;
     }
     f->phases[f->nphases++] = *ph;
 }

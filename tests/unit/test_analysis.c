@@ -1635,6 +1635,50 @@ static void shared_readers(const char *dir, bool overlap)
         assert_int_equal(ioh_synth_finish(w[p], t + 1000), 0);
 }
 
+/* 80 blocks of 256 reads: sequential reads through the file, then reads
+ * of 4 hot pages, by turns: 80 phases, more than the model keeps. */
+static void p_seq_hot_blocks(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
+{
+    uint64_t *x = arg;
+    uint64_t b = i / 256;
+    *len = 4 * KIB;
+    *off = b % 2 ? rnd(x) % 4 * 4 * KIB : (1 + b / 2 * 256 + i % 256) * 4 * KIB + 1 * MIB;
+}
+
+/* Past IOH_AN_MAX_PHASES the model merges the adjacent pair with the fewest
+ * reads, and then neighbours of one class: no class follows itself, the
+ * phases still tile the reads, and the file's class is that of the phase
+ * with the most reads. (The pairs alone left "sequential -> sequential ->
+ * ...", and forked readers of one description, whose racing offsets
+ * alternate sequential and re-read, were called re-read from the largest
+ * piece while sequential ones held most reads; a tester.) */
+static void test_phases_merged_by_class(void **state)
+{
+    (void)state;
+    uint64_t x = 5;
+    write_one("seqhot.iohtrace", 256 * MIB, 80 * 256, p_seq_hot_blocks, &x);
+    struct ioh_analysis *an = analyze1("seqhot.iohtrace");
+    const struct ioh_an_file *f = file_named(an, "/data/f");
+    assert_true(f->nphases >= 2 && f->nphases <= IOH_AN_MAX_PHASES);
+    uint64_t reads = 0, most = 0;
+    enum ioh_cls_class biggest = IOH_CLS_UNKNOWN;
+    for (uint32_t i = 0; i < f->nphases; i++) {
+        if (i > 0) {
+            assert_int_not_equal(f->phases[i].cls, f->phases[i - 1].cls);
+            assert_true(f->phases[i].first_event > f->phases[i - 1].last_event);
+        }
+        reads += f->phases[i].reads;
+        if (f->phases[i].reads > most) {
+            most = f->phases[i].reads;
+            biggest = f->phases[i].cls;
+        }
+    }
+    assert_int_equal(reads, 80 * 256);
+    assert_int_equal(f->cls, biggest);
+    ioh_analysis_free(an);
+    unlink(tpath("seqhot.iohtrace"));
+}
+
 static void test_shared_offsets_approximate(void **state)
 {
     (void)state;
@@ -2425,6 +2469,7 @@ int main(void)
         cmocka_unit_test(test_report_wording),
         cmocka_unit_test(test_report_mapped),
         cmocka_unit_test(test_shared_offsets_approximate),
+        cmocka_unit_test(test_phases_merged_by_class),
         cmocka_unit_test(test_own_random_sequential),
         cmocka_unit_test(test_own_random_sparse),
         cmocka_unit_test(test_own_hint_none),
