@@ -55,6 +55,8 @@ IOH_STARTUP_DATA static struct {
     unsigned chunk_used;                           /* handed out, in order */
     _Atomic uint32_t next_file_id;                 /* trace file ids, from 1 */
     uint32_t fork_held;                            /* prepare took the lock */
+    _Atomic uint32_t children_in_making;           /* forks and spawns under way
+                                                      (ioh_fdtab_child_begin) */
     void (*release_hook)(struct ioh_ofd *o);       /* set once at init */
     void (*discover_hook)(int fd, struct ioh_ofd *o);   /* likewise */
     void (*thread_exit_hook)(void);                /* set once at init */
@@ -533,14 +535,24 @@ struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra, uint32_t f
     if (!e || !fd_lock())
         return NULL;
     struct ioh_ofd *o = ofd_alloc();
+    uint64_t rebind = atomic_load(&e->rebind);
     fd_unlock();
     if (!o)
         return NULL;
     int filled = ofd_fill(o, fd, open_flags, extra, fork_gen);
+    /* A child in the making may get this description: its generation was
+     * taken before the open (ioh_fd_opened's comment in fdtab.h), but the
+     * fork's sync may have walked the table before we put it there. */
+    if (atomic_load(&g_fd.children_in_making))
+        atomic_fetch_or(&o->flags, IOH_OFD_SHARED);
     /* Not ours (we do not hold the lock here), whatever a signal handler
      * does meanwhile: taken. */
     fd_lock();
-    if (!filled) {
+    /* Closed meanwhile by another thread (a number the program did not
+     * know it had yet: a double close, close_range) and maybe opened again:
+     * what we probed may be another file, and the entry another opener's.
+     * Left as it is; a later read finds the number anew. */
+    if (!filled || atomic_load(&e->rebind) != rebind) {
         ofd_unused(o);
         fd_unlock();
         return NULL;
@@ -713,6 +725,23 @@ static int64_t sync_kernel(int fd, struct ioh_ofd *o)
     }
 }
 
+/* Until the lazy reads of o in flight in other threads are done (not
+ * the one a signal handler of ours may have interrupted: depth 2), for
+ * up to 200 ms. */
+static void wait_lazy_reads(struct ioh_ofd *o)
+{
+    uint64_t own = ioh_tls.depth > 1;
+    uint64_t t0 = 0;
+    while ((atomic_load(&o->use) & IOH_USE_LAZY_MASK) > own) {
+        uint64_t now = ioh_clock_ns(CLOCK_MONOTONIC);
+        if (!t0)
+            t0 = now;
+        else if (now - t0 > 200000000)
+            break;
+        ioh_raw0(SYS_sched_yield);
+    }
+}
+
 void ioh_ofd_sync_for_call(int fd, struct ioh_ofd *o)
 {
     if (!o || !ioh_ofd_lags(o))
@@ -761,16 +790,7 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
      * description left lagging below while such a read is in flight, each
      * pinned call of the handler syncs again: waited for, each took 200
      * ms; found by review.) */
-    uint64_t own = ioh_tls.depth > 1;
-    uint64_t t0 = 0;
-    while ((atomic_load(&o->use) & IOH_USE_LAZY_MASK) > own) {
-        uint64_t now = ioh_clock_ns(CLOCK_MONOTONIC);
-        if (!t0)
-            t0 = now;
-        else if (now - t0 > 200000000)
-            break;
-        ioh_raw0(SYS_sched_yield);
-    }
+    wait_lazy_reads(o);
     /* A read still in flight (given up on, or not counted) learns where
      * the kernel offset went before it claims (ioh_ofd_claim). Announced
      * before `offset` is read, so that a claim after that read sees it. */
@@ -826,10 +846,35 @@ int ioh__ofd_fast_claim_stands(struct ioh_ofd *o, int64_t to)
     return 1;
 }
 
+/* o, fd's description as a walk of the table found it, held (fdtab.h,
+ * "Pinning"): 1 if it is still fd's (a release changes the entry before
+ * it looks for holds), else 0; let go with ioh_ofd_put either way. A close
+ * in another thread could otherwise pool o during the walk's work on it,
+ * and the open after hand it to the next file, whose fresh state a sync
+ * then wrote over (settled: its lazy reads never marked it lagging, and
+ * the next fork left the child its kernel offset behind; forkpf openfork,
+ * about one run in six, with the walk outside the table's lock). */
+static int hold_walked(int fd, struct ioh_ofd *o)
+{
+    struct ioh_fdent *e = ioh_fd_entry(fd, 0);
+    atomic_fetch_add_explicit(&o->use, IOH_USE_HOLD, memory_order_seq_cst);
+    return e && atomic_load_explicit(&e->ofd, memory_order_seq_cst) == o;
+}
+
 static void sync_one(int fd, struct ioh_ofd *o, void *arg)
 {
     (void)arg;
-    ioh_ofd_sync(fd, o);
+    if (hold_walked(fd, o))
+        ioh_ofd_sync(fd, o);
+    ioh_ofd_put(o, IOH_USE_HOLD);
+}
+
+static void wait_one(int fd, struct ioh_ofd *o, void *arg)
+{
+    (void)arg;
+    if (hold_walked(fd, o) && ioh_ofd_lags(o))
+        wait_lazy_reads(o);
+    ioh_ofd_put(o, IOH_USE_HOLD);
 }
 
 void ioh_fdtab_share_all(void)
@@ -843,36 +888,63 @@ void ioh_fdtab_share_sync_all(void)
     ioh_fdtab_foreach(sync_one, NULL);
 }
 
+uint32_t ioh_fdtab_child_begin(int hold)
+{
+    atomic_fetch_add(&g_fd.children_in_making, 1);
+    ioh_fdtab_share_all();
+    /* The lazy reads in flight first, up to 200 ms each, without the
+     * lock, which every open and close of the other threads would spin on
+     * meanwhile (review); shared now, no new one starts. Then the syncs,
+     * under it: the close wrapper lets go of a number (ioh_fd_closed)
+     * before the kernel frees it, so no other file can take a number
+     * between a sync's look at it and its lseek (a spawn's sync put the
+     * kernel offset of the previous file on the number on the next one,
+     * 256 bytes ahead of the program: forkpf openspawn). */
+    ioh_fdtab_foreach(wait_one, NULL);
+    uint32_t held = (uint32_t)fd_lock();
+    ioh_fdtab_foreach(sync_one, NULL);
+    if (held && !hold) {
+        fd_unlock();
+        held = 0;
+    }
+    return held;
+}
+
+void ioh_fdtab_child_end(void)
+{
+    /* Bumped before the count drops: an open that took the generation
+     * after the begin's and checked the count after this (a thread slow
+     * between its open and ioh_fd_opened) must find it changed. */
+    ioh_fdtab_share_all();
+    atomic_fetch_sub(&g_fd.children_in_making, 1);
+}
+
 void ioh_fdtab_fork_prepare(void)
 {
-    /* The child shares every description: mark them shared, then put each
-     * kernel offset where the program is (after the lazy reads in flight).
-     * The lock first: a description another thread's open puts in the
-     * table after the sync passed it by, and reads lazily before the fork,
-     * would reach the child unsynced (forkpf openfork, about one run in
-     * two). Held, an open waits to be put in the table, and then finds the
-     * generation the parent handler makes (ioh_fd_opened). */
-    g_fd.fork_held = (uint32_t)fd_lock();
-    ioh_fdtab_share_sync_all();
+    /* The child shares every description (ioh_fdtab_child_begin). A
+     * description another thread's open puts in the table after the sync
+     * passed it by is shared by the count (ioh_fd_opened): before
+     * 2026-11-28 it was read lazily and reached the child unsynced (forkpf
+     * openfork, about one run in two). The lock, held across the fork
+     * itself, keeps the pool whole in the child. */
+    g_fd.fork_held = ioh_fdtab_child_begin(1);
 }
 
 void ioh_fdtab_fork_parent(void)
 {
-    /* Bumped before the lock goes: an open that took the prepare's
-     * generation (ioh_fd_opened) and waited for the lock must find it
-     * changed when its description becomes usable, or it reads lazily one
-     * the child shares (found with forkpf openfork). */
-    ioh_fdtab_share_all();
     if (g_fd.fork_held)
         fd_unlock();
     g_fd.fork_held = 0;
+    ioh_fdtab_child_end();
 }
 
 void ioh_fdtab_fork_child(void)
 {
-    /* Only the forking thread exists now; whoever held the lock is gone. */
+    /* Only the forking thread exists now; whoever held the lock is gone,
+     * and so are the other threads' spawns under way. */
     atomic_store(&g_fd.lock_owner, 0);
     g_fd.fork_held = 0;
+    atomic_store(&g_fd.children_in_making, 0);
     /* Rebinds another thread had under way never end here. */
     for (unsigned pi = 0; pi < FD_PAGES; pi++) {
         struct ioh_fdent *page = fd_page(pi);

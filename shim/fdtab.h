@@ -486,8 +486,19 @@ void ioh_fdtab_share_all(void);
  * wordexp, exec, a refused SCM_RIGHTS copy. */
 void ioh_fdtab_share_sync_all(void);
 
-/* pthread_atfork-style hooks: prepare takes the lock (unless this thread
- * already holds it), parent releases it, child resets it and shares all. */
+/* A child is about to be made that may inherit every description (a
+ * spawn, or a fork's prepare): share and sync them all, and until
+ * ioh_fdtab_child_end, in the parent once the child is made, count it, so
+ * that a description another thread opens meanwhile is shared from the
+ * start (ioh_fd_opened). The syncs run under the table's lock, which stays
+ * held if `hold` (a fork's prepare: the parent handler lets it go); 1 if
+ * it is held then. */
+uint32_t ioh_fdtab_child_begin(int hold);
+void ioh_fdtab_child_end(void);
+
+/* pthread_atfork-style hooks: prepare begins a child and takes the lock
+ * (unless this thread already holds it), parent releases it and ends the
+ * child, child resets them and shares all. */
 void ioh_fdtab_fork_prepare(void);
 void ioh_fdtab_fork_parent(void);
 void ioh_fdtab_fork_child(void);

@@ -1854,21 +1854,22 @@ IOH_EXPORT pid_t _Fork(void)
 }
 
 /* Children made without atfork handlers inherit our descriptions: from now on
- * their offsets can move behind our back. */
-static void before_child(void)
+ * their offsets can move behind our back. Until after_child (with what this
+ * returned), in the parent once the child is made, a description another
+ * thread opens is shared from the start: the child may get it (found by
+ * review: a thread opening and reading while another called system()). */
+static int before_child(void)
 {
-    if (observe()) {
-        ioh_fdtab_share_sync_all();
-    }
+    if (!observe())
+        return 0;
+    ioh_fdtab_child_begin(0);
+    return 1;
 }
 
-/* And again once the child is made: a description another thread opened
- * meanwhile took the generation before_child made (ioh_fd_opened), passed
- * for private, and may have been read lazily; the child has it. (Found by
- * review with forkpf openfork; a fork's parent handler does the same.) */
-static void after_child(void)
+static void after_child(int began)
 {
-    before_child();
+    if (began)
+        ioh_fdtab_child_end();
 }
 
 IOH_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
@@ -1876,14 +1877,14 @@ IOH_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_
 {
     if (!real()->posix_spawn)
         return ENOSYS;
-    before_child();
+    int child = before_child();
     int watch = observe();
     struct call c;
     if (watch)
         enter(&c);
     int rc = ioh_real.posix_spawn(pid, path, fa, attr, argv, envp);
     int err = errno;
-    after_child();
+    after_child(child);
     if (watch) {
         record_proc(IOH_OP_SPAWN, rc ? -(int64_t)rc : (pid ? *pid : 0), &c, CALLER());
         leave();
@@ -1897,14 +1898,14 @@ IOH_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file
 {
     if (!real()->posix_spawnp)
         return ENOSYS;
-    before_child();
+    int child = before_child();
     int watch = observe();
     struct call c;
     if (watch)
         enter(&c);
     int rc = ioh_real.posix_spawnp(pid, file, fa, attr, argv, envp);
     int err = errno;
-    after_child();
+    after_child(child);
     if (watch) {
         record_proc(IOH_OP_SPAWN, rc ? -(int64_t)rc : (pid ? *pid : 0), &c, CALLER());
         leave();
@@ -1919,14 +1920,14 @@ IOH_EXPORT int system(const char *cmd)
         errno = ENOSYS;
         return -1;
     }
-    before_child();
+    int child = before_child();
     int watch = observe() && cmd;
     struct call c;
     if (watch)
         enter(&c);
     int r = ioh_real.system(cmd);
     int err = errno;
-    after_child();
+    after_child(child);
     if (watch) {
         record_proc(IOH_OP_SPAWN, result(r, err), &c, CALLER());
         leave();
@@ -1978,14 +1979,14 @@ IOH_EXPORT FILE *popen(const char *cmd, const char *type)
         errno = ENOSYS;
         return NULL;
     }
-    before_child();
+    int child = before_child();
     int watch = observe();
     struct call c;
     if (watch)
         enter_open(&c);
     FILE *f = ioh_real.popen(cmd, type);
     int err = errno;
-    after_child();
+    after_child(child);
     if (!watch) {
         errno = err;
         return f;
@@ -2127,7 +2128,7 @@ IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
         return ioh_real.clone(fn, stack, flags, arg, ptid, tls, ctid);
     if ((flags & CLONE_FILES) && !ioh_tls.internal)
         ioh_stop_for_split_table("clone(CLONE_FILES) without CLONE_VM");
-    before_child();
+    int child = before_child();
     /* A new process, as fork makes, but no atfork handler runs: do their
      * work, as _Fork does - the shim's locks taken before (another thread
      * may hold one: the child inherited it held and spun on it at its
@@ -2147,6 +2148,7 @@ IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
     int err = errno;
     if (handlers)
         ioh__fork_parent();
+    after_child(child);
     ioh_loader_fork_end(0);
     errno = err;
     return r;
@@ -3372,14 +3374,11 @@ IOH_EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
      * every description shared for good (review). A superset is cheap:
      * `...` or $( anywhere. */
     int spawns = !(flags & WRDE_NOCMD) && words && (strchr(words, '`') || strstr(words, "$("));
-    if (spawns)
-        before_child();
+    int child = spawns ? before_child() : 0;
     int r = ioh_real.wordexp(words, we, flags);
-    if (spawns) {
-        int err = errno;
-        after_child();
-        errno = err;
-    }
+    int err = errno;
+    after_child(child);
+    errno = err;
     return r;
 }
 
@@ -3618,6 +3617,7 @@ IOH_EXPORT long syscall(long n, ...)
                            : n == SYS_clone3 && a ? *(const uint64_t *)a
                                                   : CLONE_VM;
     int forks = !(clone_flags & CLONE_VM);
+    int child = 0;                /* before_child's, for after_child */
     /* Not the call that starts the shim: a malloc's own start-up makes
      * syscall()s with its init lock held (jemalloc: SYS_open of
      * /proc/sys/vm/overcommit_memory, from the first malloc of a library's
@@ -3689,7 +3689,7 @@ IOH_EXPORT long syscall(long n, ...)
                 ioh_stop_for_split_table(n == SYS_clone ? "clone(CLONE_FILES) without CLONE_VM"
                                                         : "clone3(CLONE_FILES) without CLONE_VM");
             if (forks)
-                before_child();
+                child = before_child();
             break;
         case SYS_execve:
             return execve((const char *)a, (char *const *)b, (char *const *)c);
@@ -3745,12 +3745,13 @@ IOH_EXPORT long syscall(long n, ...)
     int err = errno;
     if (forks)
         ioh_loader_fork_end(r == 0);
-    if (handlers && r == 0)
+    if (handlers && r == 0) {
         ioh__fork_child();
-    else if (handlers)
-        ioh__fork_parent();
-    else if (forks && r != 0)
-        after_child();            /* (a child on a stack of its own never comes here) */
+    } else if (r != 0) {          /* (a child on a stack of its own never comes here) */
+        if (handlers)
+            ioh__fork_parent();
+        after_child(child);
+    }
     errno = err;
     return r;
 }

@@ -6,6 +6,7 @@
  *        forkpf forkrace FILE
  *        forkpf forkrace-children FILE
  *        forkpf openfork FILE
+ *        forkpf openspawn FILE
  *        forkpf hidden FILE
  *        forkpf hidden-many FILE [TIMES]
  *        forkpf numbers FILE
@@ -52,6 +53,10 @@
  * bytes again. (It was not, about one fork in N: an open that the kernel finished
  * just before another thread's fork took the fork's generation after it,
  * and the description passed for private; its reads were made lazily.)
+ * openspawn: the same with children of posix_spawn (sleep, killed four
+ * spawns later), which run no atfork handler (review: after a system() in
+ * another thread the child had the description 0 bytes in, the program
+ * 512).
  *
  * hidden: the shim keeps descriptors of its own at high numbers (libunwind's
  * pipe when tracing, the prefetch worker's descriptors on FUSE) and hides
@@ -66,6 +71,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -319,6 +325,7 @@ static int do_forkrace(const char *path, int child_reads)
 }
 
 #define KIDS 4
+static int g_spawn;               /* openspawn: posix_spawn, not fork */
 static pthread_mutex_t g_kids_lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t g_kids[KIDS];
 
@@ -337,8 +344,14 @@ static void *kid_forker(void *arg)
         kid_set(k, 0);
         if (old > 0 && (kill(old, SIGKILL) != 0 || waitpid(old, NULL, 0) != old))
             die("ending child %d", (int)old);
-        pid_t pid = fork();
-        if (pid == 0) {
+        pid_t pid;
+        if (g_spawn) {
+            /* A child of posix_spawn, no atfork handler: it keeps the
+             * descriptions it inherited through its exec. */
+            char *const argv[] = {"sleep", "10", NULL};
+            if (posix_spawn(&pid, "/bin/sleep", NULL, NULL, argv, environ) != 0)
+                die("posix_spawn");
+        } else if ((pid = fork()) == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);   /* gone with us, if we die */
             for (;;)
                 pause();
@@ -384,8 +397,9 @@ static long kernel_pos(int fd)
 }
 
 #define READS 8
-static int do_openfork(const char *path)
+static int do_openfork(const char *path, int spawn)
 {
+    g_spawn = spawn;
     int forks = 0, opens = 0, shared = 0, lagged = 0;
     pthread_t t;
     if (pthread_create(&t, NULL, kid_forker, &forks) != 0)
@@ -399,9 +413,13 @@ static int do_openfork(const char *path)
         if (fd < 0)
             die("open");
         uint64_t w[8];
-        for (int i = 0; i < READS; i++)
-            if (read(fd, w, sizeof w) != (ssize_t)sizeof w || w[0] != 64u * i)
-                die("open %d: a bad read", opens);
+        for (int i = 0; i < READS; i++) {
+            ssize_t r = read(fd, w, sizeof w);
+            if (r != (ssize_t)sizeof w || w[0] != 64u * i)
+                die("open %d: read %d of fd %d returned %zd bytes from %llu, not 64 from %u "
+                    "(%d forks)", opens, i, fd, r, r > 0 ? (unsigned long long)w[0] : 0ull,
+                    64u * i, forks);
+        }
         const long at = READS * (long)sizeof w;
         int lag = kernel_pos(fd) != at;
         lagged += lag;
@@ -421,7 +439,7 @@ static int do_openfork(const char *path)
     pthread_join(t, NULL);
     fprintf(stderr, "forkpf: %d opens (%d read lazily), %d forks, %d shared with a child\n",
             opens, lagged, forks, shared);
-    out("openfork: every shared description where the program is\n");
+    out("%s: every shared description where the program is\n", spawn ? "openspawn" : "openfork");
     return 0;
 }
 
@@ -669,8 +687,10 @@ int main(int argc, char **argv)
     if (argc == 3 && !strcmp(argv[1], "forkrace-children"))
         return do_forkrace(argv[2], 1);
     if (argc == 3 && !strcmp(argv[1], "openfork"))
-        return do_openfork(argv[2]);
+        return do_openfork(argv[2], 0);
+    if (argc == 3 && !strcmp(argv[1], "openspawn"))
+        return do_openfork(argv[2], 1);
     if (argc >= 3 && !strcmp(argv[1], "unshare"))
         return do_unshare(argv[2], argc > 3 && !strcmp(argv[3], "syscall"));
-    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | openfork FILE | hidden FILE | hidden-many FILE [TIMES] | numbers FILE | lock FILE DIR | lease FILE | --make FILE SIZE");
+    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | openfork FILE | openspawn FILE | hidden FILE | hidden-many FILE [TIMES] | numbers FILE | lock FILE DIR | lease FILE | --make FILE SIZE");
 }
