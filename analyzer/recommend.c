@@ -1377,6 +1377,21 @@ static bool is_window(enum ioh_an_model k)
     return k == IOH_AN_M_WINDOW_4M || k == IOH_AN_M_WINDOW_32M;
 }
 
+/* Coalescing is for fewer read calls: where its blocks would save fewer
+ * than a tenth of them, what its model predicts comes from the fetches
+ * alone, which the blocks make while the program waits - and from the
+ * model's read-ahead, which the blocks' first reads start differently.
+ * 16 KiB every 64 KiB (a tester's reader, 330 MB, cold): `coalesce=64K`,
+ * modelled 1% cheaper than `willneed`, measured anywhere between 2.4x
+ * faster and 1.3x slower than no shim (11 runs here, 5 a tester's), its
+ * blocks three quarters unused; `willneed` 1.33-1.72x faster. h5dump's
+ * 64 KiB reads every 70.3 KiB: "~1.2x" for 7 read calls saved of 4,453,
+ * the reads going to the kernel as they were (the same run hot, 1.01x). */
+static bool coalesce_pays(const struct ioh_an_file *f, enum ioh_an_model k)
+{
+    return f->effects[k].syscalls <= 0.9 * (double)f->effects[IOH_AN_M_DEFAULT].syscalls;
+}
+
 static enum ioh_an_model cheapest(const struct ioh_an_file *f, bool family, bool coalesce_ok)
 {
     enum ioh_an_model best = IOH_AN_M_DEFAULT;
@@ -1385,7 +1400,7 @@ static enum ioh_an_model cheapest(const struct ioh_an_file *f, bool family, bool
         const struct ioh_an_effect *e = &f->effects[k];
         /* noreuse never saves time; it is only ever added. */
         if (!e->valid || k == IOH_AN_M_NOREUSE || (family && !in_family(f->cls, (enum ioh_an_model)k)) ||
-            (!coalesce_ok && is_coalesce((enum ioh_an_model)k)) ||
+            (is_coalesce((enum ioh_an_model)k) && (!coalesce_ok || !coalesce_pays(f, (enum ioh_an_model)k))) ||
             (is_window((enum ioh_an_model)k) && f->cls != IOH_CLS_WINDOWED))
             continue;
         if (best_cost < 0 || e->cost_ns < 0.98 * best_cost) {
@@ -1424,14 +1439,11 @@ static enum ioh_an_model choose(const struct ioh_an_file *f, double base, bool c
      * net preset favoured willneed (15.4x against 12.3x). And the
      * look-behind fetches at most twice what was read where a reader stops
      * early (tail). */
-    /* Coalescing's blocks are fetched while the program waits. Where most
-     * of what they fetch is never read (16 KiB every 64 KiB), the reader
-     * waits for the page cache to fill with it, which cold runs on this VM
-     * put anywhere between 2.4x faster and 1.3x slower than no shim (320
-     * MB, 9 runs here: 120-445 ms against 278-396; a tester: 1.31-1.38x
-     * slower), where `willneed`, fetching in the background and modelled
-     * 1% dearer, was 1.32-1.72x faster in every run. A candidate that
-     * does not coalesce, within 10%, is told instead. */
+    /* And where more than half of what its blocks fetch is never read, it
+     * gives way to a candidate that does not coalesce within 10%: the
+     * blocks are fetched while the program waits (16 KiB every 64 KiB,
+     * cold, 9 runs: `coalesce=512K`, 507 read calls for 4,008, 131-506 ms
+     * against no shim's 301-389; `willneed` 170-248 ms). */
     if (is_coalesce(best)) {
         const struct ioh_an_effect *c = &f->effects[best];
         enum ioh_an_model other = cheapest(f, false, false);
