@@ -587,6 +587,18 @@ static void test_coalesce_one_block(void **state)
     ioh_analysis_free(an);
 }
 
+/* One trace analyzed as on this VM's disk: 8 MiB read-ahead, willneed up
+ * to an eighth of 24 GiB. */
+static struct ioh_analysis *analyze_as_here(const char *name)
+{
+    struct ioh_an_params p;
+    ioh_an_params_default(&p);
+    p.ra_bytes = 8 * MIB;
+    p.willneed_max = 3ull << 30;
+    const char *paths[] = {tpath(name)};
+    return analyze(paths, 1, &p);
+}
+
 static void p_stride16k(uint64_t i, uint64_t *off, uint64_t *len, void *arg)
 {
     (void)arg;
@@ -602,14 +614,7 @@ static void test_stride_not_coalesced(void **state)
 {
     (void)state;
     write_one("stride16k.iohtrace", 330 * MIB, 4000, p_stride16k, NULL);
-    /* As on this VM's disk: 8 MiB read-ahead, willneed up to an eighth of
-     * 24 GiB. */
-    struct ioh_an_params p;
-    ioh_an_params_default(&p);
-    p.ra_bytes = 8 * MIB;
-    p.willneed_max = 3ull << 30;
-    const char *paths[] = {tpath("stride16k.iohtrace")};
-    struct ioh_analysis *an = analyze(paths, 1, &p);
+    struct ioh_analysis *an = analyze_as_here("stride16k.iohtrace");
     const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
     assert_int_equal(f->cls, IOH_CLS_STRIDED);
     const struct ioh_an_effect *c = &f->effects[IOH_AN_M_COALESCE_64K];
@@ -637,12 +642,7 @@ static void test_context_readahead(void **state)
 {
     (void)state;
     write_one("gapped.iohtrace", 320 * MIB, 4400, p_gapped64k, NULL);
-    struct ioh_an_params p;
-    ioh_an_params_default(&p);
-    p.ra_bytes = 8 * MIB;
-    p.willneed_max = 3ull << 30;
-    const char *paths[] = {tpath("gapped.iohtrace")};
-    struct ioh_analysis *an = analyze(paths, 1, &p);
+    struct ioh_analysis *an = analyze_as_here("gapped.iohtrace");
     const struct ioh_an_file *f = ioh_analysis_file_ranked(an, 0);
     const struct ioh_an_effect *d = &f->effects[IOH_AN_M_DEFAULT];
     assert_true(d->hit_rate > 0.97);
