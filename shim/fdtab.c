@@ -529,13 +529,22 @@ struct ioh_ofd *ioh__fd_discover(int fd)
     return o;
 }
 
+/* How many rebinds of a number began, from its `rebind` word: each begun
+ * adds 2^16 + 1, each ended 2^16 - 1 (fdtab.h). Not the word itself: the
+ * end of the rebind of the close that freed this number for our open may
+ * come after our open (review: a good open dropped). */
+static uint64_t rebinds_begun(uint64_t v)
+{
+    return ((v >> 16) + (v & IOH_FD_REBIND_BUSY)) / 2;
+}
+
 struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra, uint32_t fork_gen)
 {
     struct ioh_fdent *e = ioh_fd_entry(fd, 1);
     if (!e || !fd_lock())
         return NULL;
     struct ioh_ofd *o = ofd_alloc();
-    uint64_t rebind = atomic_load(&e->rebind);
+    uint64_t begun = rebinds_begun(atomic_load(&e->rebind));
     fd_unlock();
     if (!o)
         return NULL;
@@ -552,7 +561,7 @@ struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra, uint32_t f
      * know it had yet: a double close, close_range) and maybe opened again:
      * what we probed may be another file, and the entry another opener's.
      * Left as it is; a later read finds the number anew. */
-    if (!filled || atomic_load(&e->rebind) != rebind) {
+    if (!filled || rebinds_begun(atomic_load(&e->rebind)) != begun) {
         ofd_unused(o);
         fd_unlock();
         return NULL;
@@ -759,7 +768,11 @@ void ioh_ofd_sync_for_call(int fd, struct ioh_ofd *o)
     ioh_signals_restore(&saved);
 }
 
-void ioh_ofd_sync(int fd, struct ioh_ofd *o)
+/* ioh_ofd_sync; `wait` 0: without waiting for the lazy reads in flight
+ * (the walk of a fork or spawn waited for them already, without the
+ * table's lock: a read stalled past the bound must not hold it another
+ * 200 ms; review). */
+static void ofd_sync(int fd, struct ioh_ofd *o, int wait)
 {
     if (!o)
         return;
@@ -790,7 +803,8 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
      * description left lagging below while such a read is in flight, each
      * pinned call of the handler syncs again: waited for, each took 200
      * ms; found by review.) */
-    wait_lazy_reads(o);
+    if (wait)
+        wait_lazy_reads(o);
     /* A read still in flight (given up on, or not counted) learns where
      * the kernel offset went before it claims (ioh_ofd_claim). Announced
      * before `offset` is read, so that a claim after that read sees it. */
@@ -829,6 +843,11 @@ void ioh_ofd_sync(int fd, struct ioh_ofd *o)
     ioh_signals_restore(&saved);
 }
 
+void ioh_ofd_sync(int fd, struct ioh_ofd *o)
+{
+    ofd_sync(fd, o, 1);
+}
+
 int ioh__ofd_claim_stands(struct ioh_ofd *o, int64_t to)
 {
     int64_t at;
@@ -865,7 +884,7 @@ static void sync_one(int fd, struct ioh_ofd *o, void *arg)
 {
     (void)arg;
     if (hold_walked(fd, o))
-        ioh_ofd_sync(fd, o);
+        ofd_sync(fd, o, 0);
     ioh_ofd_put(o, IOH_USE_HOLD);
 }
 
@@ -882,27 +901,35 @@ void ioh_fdtab_share_all(void)
     atomic_fetch_add(&ioh__fork_gen, 1);
 }
 
-void ioh_fdtab_share_sync_all(void)
+/* Share all, wait for the lazy reads in flight (up to 200 ms each), without
+ * the lock, which every open and close of the other threads would spin on
+ * meanwhile (review); shared now, no new one starts. Then the syncs,
+ * under it: the close wrapper lets go of a number (ioh_fd_closed) before
+ * the kernel frees it, and dup2 and dup3 sync the description they take
+ * the number from before the kernel does, so no other file can take a
+ * number between a sync's look at it and its lseek (a spawn's sync put
+ * the kernel offset of a closed file on the file opened next on its
+ * number, 256 bytes ahead of the program: forkpf openspawn; an exec's the
+ * same, and a dup2's; review). 1 if the lock is held on return. */
+static uint32_t share_sync_locked(void)
 {
     ioh_fdtab_share_all();
+    ioh_fdtab_foreach(wait_one, NULL);
+    uint32_t held = (uint32_t)fd_lock();
     ioh_fdtab_foreach(sync_one, NULL);
+    return held;
+}
+
+void ioh_fdtab_share_sync_all(void)
+{
+    if (share_sync_locked())
+        fd_unlock();
 }
 
 uint32_t ioh_fdtab_child_begin(int hold)
 {
     atomic_fetch_add(&g_fd.children_in_making, 1);
-    ioh_fdtab_share_all();
-    /* The lazy reads in flight first, up to 200 ms each, without the
-     * lock, which every open and close of the other threads would spin on
-     * meanwhile (review); shared now, no new one starts. Then the syncs,
-     * under it: the close wrapper lets go of a number (ioh_fd_closed)
-     * before the kernel frees it, so no other file can take a number
-     * between a sync's look at it and its lseek (a spawn's sync put the
-     * kernel offset of the previous file on the number on the next one,
-     * 256 bytes ahead of the program: forkpf openspawn). */
-    ioh_fdtab_foreach(wait_one, NULL);
-    uint32_t held = (uint32_t)fd_lock();
-    ioh_fdtab_foreach(sync_one, NULL);
+    uint32_t held = share_sync_locked();
     if (held && !hold) {
         fd_unlock();
         held = 0;

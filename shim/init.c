@@ -72,12 +72,17 @@ static void fork_prepare(void)
     /* Fixed order: descriptor table, then trace growth. */
     ioh_fdtab_fork_prepare();
     ioh_trace_fork_prepare();
+    ioh_tls.fork_prepared++;
 }
 
+/* Whatever the mode is now: another thread may have stopped the shim
+ * since the prepare (a sandbox, a split table), whose locks, left held,
+ * every wrapper would spin on (review). */
 static void fork_parent(void)
 {
-    if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE)
+    if (!ioh_tls.fork_prepared)
         return;
+    ioh_tls.fork_prepared--;
     ioh_trace_fork_parent();
     ioh_fdtab_fork_parent();
 }
@@ -96,8 +101,13 @@ static void fork_child(void)
     ioh_tls.tid = 0;
     ioh_tls.pid = 0;
     ioh_hidden_fork_child();      /* before any handler below closes one */
-    if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE)
+    int prepared = ioh_tls.fork_prepared != 0;
+    ioh_tls.fork_prepared = 0;
+    if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE) {
+        if (prepared)
+            ioh_fdtab_fork_child();   /* the table's lock, held at the fork */
         return;
+    }
     ioh_log_init();
     ioh_trace_fork_child();
     ioh_fdtab_fork_child();

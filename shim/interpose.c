@@ -1645,6 +1645,12 @@ static int do_dup3(int oldfd, int newfd, int flags, int which, void *caller)
          * (SCM_RIGHTS, an exec'd child): from now on the kernel offset must
          * be exact. */
         share_description(oldfd);
+        /* And the description dup2 and dup3 take newfd from, exact before
+         * the kernel gives the number to another: a fork's sync walking
+         * the table meanwhile found it on the number, lagging, and put
+         * its offset on oldfd's file (review: 59 wrong reads in 2,000). */
+        if (which != 1 && newfd != oldfd)
+            share_description(newfd);
         enter(&c);
     }
     int r;
@@ -1862,7 +1868,12 @@ static int before_child(void)
 {
     if (!observe())
         return 0;
+    /* As inside a wrapper: a spawn from a signal handler that interrupted
+     * a lazy read of its own thread must not wait for it (review: 400 ms a
+     * spawn). */
+    ioh_tls.depth++;
     ioh_fdtab_child_begin(0);
+    ioh_tls.depth--;
     return 1;
 }
 

@@ -55,6 +55,9 @@ struct ioh_thread {
                                       thread is in (interpose.c, lazy_pread) */
     uint8_t exit_hook_set;         /* its thread-exit hook is registered
                                       (fdtab.h, ioh__thread_exit_register) */
+    uint8_t fork_prepared;         /* forks whose prepare handler did its work
+                                      and whose parent handler must undo it
+                                      (init.c) */
     struct ioh_clock_anchor clock; /* TSC anchor, clock.h */
     struct ioh_last_event {        /* this thread's last event record written
                                       outside a signal handler: what the next
