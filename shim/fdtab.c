@@ -54,7 +54,6 @@ IOH_STARTUP_DATA static struct {
     struct ioh_ofd *chunk;                         /* ... and the chunk being */
     unsigned chunk_used;                           /* handed out, in order */
     _Atomic uint32_t next_file_id;                 /* trace file ids, from 1 */
-    uint32_t fork_held;                            /* prepare took the lock */
     _Atomic uint32_t children_in_making;           /* forks and spawns under way
                                                       (ioh_fdtab_child_begin) */
     void (*release_hook)(struct ioh_ofd *o);       /* set once at init */
@@ -545,6 +544,7 @@ struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra, uint32_t f
         return NULL;
     struct ioh_ofd *o = ofd_alloc();
     uint64_t begun = rebinds_begun(atomic_load(&e->rebind));
+    struct ioh_ofd *was = atomic_load(&e->ofd);
     fd_unlock();
     if (!o)
         return NULL;
@@ -558,10 +558,13 @@ struct ioh_ofd *ioh_fd_opened(int fd, int open_flags, uint32_t extra, uint32_t f
      * does meanwhile: taken. */
     fd_lock();
     /* Closed meanwhile by another thread (a number the program did not
-     * know it had yet: a double close, close_range) and maybe opened again:
-     * what we probed may be another file, and the entry another opener's.
-     * Left as it is; a later read finds the number anew. */
-    if (!filled || rebinds_begun(atomic_load(&e->rebind)) != begun) {
+     * know it had yet: a double close, close_range), or given to another
+     * file by a dup2 whose rebind began and ended around our first section
+     * (the entry changed; review), and maybe opened again: what we probed
+     * may be another file, and the entry another's. Left as it is; a later
+     * read finds the number anew. */
+    if (!filled || rebinds_begun(atomic_load(&e->rebind)) != begun ||
+        atomic_load(&e->ofd) != was) {
         ofd_unused(o);
         fd_unlock();
         return NULL;
@@ -787,6 +790,19 @@ static void ofd_sync(int fd, struct ioh_ofd *o, int wait)
      * offset over what it read (found by review). */
     ioh_sigset saved;
     ioh_signals_block(&saved);
+    /* Let the lazy reads in flight in other threads finish (a read waiting on
+     * slow storage included, as the kernel's f_pos lock would make a reader
+     * of the same description wait). Not the one this thread may be in,
+     * under a signal handler (a wrapper's call inside another's: depth 2),
+     * which cannot end before we return; bounded for the others. (With the
+     * description left lagging below while such a read is in flight, each
+     * pinned call of the handler syncs again: waited for, each took 200
+     * ms; found by review.) Before the sync is ours (sync_begin), not in
+     * it: another sync waits for ours to end, and a fork's, under the
+     * table's lock, had every open and close of the other threads spin
+     * through a dup's 200 ms wait (review). */
+    if (wait)
+        wait_lazy_reads(o);
     if (!sync_begin(o)) {
         /* Another thread's sync made it exact meanwhile: shared, settled
          * (as above; review). */
@@ -795,16 +811,6 @@ static void ofd_sync(int fd, struct ioh_ofd *o, int wait)
         ioh_signals_restore(&saved);
         return;
     }
-    /* Let the lazy reads in flight in other threads finish (a read waiting on
-     * slow storage included, as the kernel's f_pos lock would make a reader
-     * of the same description wait). Not the one this thread may be in,
-     * under a signal handler (a wrapper's call inside another's: depth 2),
-     * which cannot end before we return; bounded for the others. (With the
-     * description left lagging below while such a read is in flight, each
-     * pinned call of the handler syncs again: waited for, each took 200
-     * ms; found by review.) */
-    if (wait)
-        wait_lazy_reads(o);
     /* A read still in flight (given up on, or not counted) learns where
      * the kernel offset went before it claims (ioh_ofd_claim). Announced
      * before `offset` is read, so that a claim after that read sees it. */
@@ -946,7 +952,7 @@ void ioh_fdtab_child_end(void)
     atomic_fetch_sub(&g_fd.children_in_making, 1);
 }
 
-void ioh_fdtab_fork_prepare(void)
+uint32_t ioh_fdtab_fork_prepare(void)
 {
     /* The child shares every description (ioh_fdtab_child_begin). A
      * description another thread's open puts in the table after the sync
@@ -954,14 +960,13 @@ void ioh_fdtab_fork_prepare(void)
      * 2026-11-28 it was read lazily and reached the child unsynced (forkpf
      * openfork, about one run in two). The lock, held across the fork
      * itself, keeps the pool whole in the child. */
-    g_fd.fork_held = ioh_fdtab_child_begin(1);
+    return ioh_fdtab_child_begin(1);
 }
 
-void ioh_fdtab_fork_parent(void)
+void ioh_fdtab_fork_parent(uint32_t held)
 {
-    if (g_fd.fork_held)
+    if (held)
         fd_unlock();
-    g_fd.fork_held = 0;
     ioh_fdtab_child_end();
 }
 
@@ -970,7 +975,6 @@ void ioh_fdtab_fork_child(void)
     /* Only the forking thread exists now; whoever held the lock is gone,
      * and so are the other threads' spawns under way. */
     atomic_store(&g_fd.lock_owner, 0);
-    g_fd.fork_held = 0;
     atomic_store(&g_fd.children_in_making, 0);
     /* Rebinds another thread had under way never end here. */
     for (unsigned pi = 0; pi < FD_PAGES; pi++) {

@@ -497,10 +497,14 @@ uint32_t ioh_fdtab_child_begin(int hold);
 void ioh_fdtab_child_end(void);
 
 /* pthread_atfork-style hooks: prepare begins a child and takes the lock
- * (unless this thread already holds it), parent releases it and ends the
- * child, child resets them and shares all. */
-void ioh_fdtab_fork_prepare(void);
-void ioh_fdtab_fork_parent(void);
+ * (unless this thread already holds it: then it returns 0), parent
+ * releases it if prepare returned 1 and ends the child, child resets them
+ * and shares all. What prepare returned is the caller's to keep, per
+ * fork: a fork in a signal handler during another fork's gets 0, and a
+ * global kept for both had the outer fork's parent leave the lock held
+ * for good (review). */
+uint32_t ioh_fdtab_fork_prepare(void);
+void ioh_fdtab_fork_parent(uint32_t held);
 void ioh_fdtab_fork_child(void);
 
 /* Called (under the table's lock) when a description loses its last

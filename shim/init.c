@@ -69,10 +69,18 @@ static void fork_prepare(void)
 {
     if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE)
         return;
-    /* Fixed order: descriptor table, then trace growth. */
-    ioh_fdtab_fork_prepare();
-    ioh_trace_fork_prepare();
+    unsigned level = ioh_tls.fork_prepared;
+    if (level == UINT8_MAX)
+        return;
     ioh_tls.fork_prepared++;
+    if (level >= 32)
+        return;                   /* (32 forks nested in signal handlers) */
+    /* Fixed order: descriptor table, then trace growth. */
+    uint32_t bit = 1u << level;
+    if (ioh_fdtab_fork_prepare())
+        ioh_tls.fork_held_table |= bit;
+    if (ioh_trace_fork_prepare())
+        ioh_tls.fork_held_trace |= bit;
 }
 
 /* Whatever the mode is now: another thread may have stopped the shim
@@ -82,9 +90,14 @@ static void fork_parent(void)
 {
     if (!ioh_tls.fork_prepared)
         return;
-    ioh_tls.fork_prepared--;
-    ioh_trace_fork_parent();
-    ioh_fdtab_fork_parent();
+    unsigned level = --ioh_tls.fork_prepared;
+    if (level >= 32)
+        return;
+    uint32_t bit = 1u << level;
+    ioh_trace_fork_parent(ioh_tls.fork_held_trace & bit);
+    ioh_fdtab_fork_parent(ioh_tls.fork_held_table & bit);
+    ioh_tls.fork_held_trace &= ~bit;
+    ioh_tls.fork_held_table &= ~bit;
 }
 
 /* The process whose state this memory is: a child made with CLONE_VM and
@@ -103,6 +116,7 @@ static void fork_child(void)
     ioh_hidden_fork_child();      /* before any handler below closes one */
     int prepared = ioh_tls.fork_prepared != 0;
     ioh_tls.fork_prepared = 0;
+    ioh_tls.fork_held_table = ioh_tls.fork_held_trace = 0;
     if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE) {
         if (prepared)
             ioh_fdtab_fork_child();   /* the table's lock, held at the fork */

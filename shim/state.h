@@ -57,7 +57,10 @@ struct ioh_thread {
                                       (fdtab.h, ioh__thread_exit_register) */
     uint8_t fork_prepared;         /* forks whose prepare handler did its work
                                       and whose parent handler must undo it
-                                      (init.c) */
+                                      (init.c), nested in signal handlers */
+    uint32_t fork_held_table;      /* bit n: the fork at depth n took the
+                                      descriptor table's lock, */
+    uint32_t fork_held_trace;      /* ... the trace growth's */
     struct ioh_clock_anchor clock; /* TSC anchor, clock.h */
     struct ioh_last_event {        /* this thread's last event record written
                                       outside a signal handler: what the next

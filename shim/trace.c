@@ -47,7 +47,6 @@ static struct {
     int kept1;                     /* the file's hidden descriptor's handle + 1,
                                       0: none (hidden.h) */
     _Atomic uint32_t grow_owner;   /* tid holding the grow lock, 0 if free */
-    uint32_t fork_held;
     int warned_grow, warned_full, warned_open;
     int reserve_hit;               /* a growth was refused: IOHINT_TRACE_RESERVE */
 } g;
@@ -705,22 +704,20 @@ void ioh_trace_announce(struct ioh_ofd *o, uint64_t t)
 
 /* ---- fork ---- */
 
-void ioh_trace_fork_prepare(void)
+uint32_t ioh_trace_fork_prepare(void)
 {
-    g.fork_held = ioh_trace.enabled ? (uint32_t)grow_lock() : 0;
+    return ioh_trace.enabled ? (uint32_t)grow_lock() : 0;
 }
 
-void ioh_trace_fork_parent(void)
+void ioh_trace_fork_parent(uint32_t held)
 {
-    if (g.fork_held)
+    if (held)
         grow_unlock();
-    g.fork_held = 0;
 }
 
 void ioh_trace_fork_child(void)
 {
     atomic_store(&g.grow_owner, 0);
-    g.fork_held = 0;
     if (!ioh_trace.enabled)
         return;
     /* The mapping is shared with the parent: never write to it again. */

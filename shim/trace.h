@@ -80,8 +80,8 @@ void ioh_trace_untrim(void);
 
 /* fork hooks: prepare/parent hold the growth lock around fork; the child
  * forgets the parent's file and opens its own on its first record. */
-void ioh_trace_fork_prepare(void);
-void ioh_trace_fork_parent(void);
+uint32_t ioh_trace_fork_prepare(void);      /* 1: took the growth lock */
+void ioh_trace_fork_parent(uint32_t held);  /* what prepare returned */
 void ioh_trace_fork_child(void);
 
 /* Reserve `bytes` (a multiple of 8) in the calling thread's segment. Returns

@@ -255,7 +255,8 @@ static void fork_child_sees_shared_state(void **state)
     (void)state;
     int fd = open(g_path, O_RDONLY);
     struct ioh_ofd *o = ioh_fd_opened(fd, O_RDONLY, 0, ioh_fd_fork_gen());
-    ioh_fdtab_fork_prepare();
+    uint32_t held = ioh_fdtab_fork_prepare();
+    assert_true(held);
     pid_t pid = fork();
     if (pid == 0) {
         ioh_fdtab_fork_child();
@@ -265,7 +266,7 @@ static void fork_child_sees_shared_state(void **state)
         ok = ok && ioh_fd_opened(fd2, O_RDONLY, 0, ioh_fd_fork_gen()) != NULL;
         _exit(ok ? 0 : 1);
     }
-    ioh_fdtab_fork_parent();
+    ioh_fdtab_fork_parent(held);
     int status;
     waitpid(pid, &status, 0);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);

@@ -350,7 +350,7 @@ static void fork_child_gets_its_own_file(void **state)
     start("1G");
     for (int i = 0; i < 100; i++)
         put_event(IOH_OP_READ, i, 1, 1);
-    ioh_trace_fork_prepare();
+    uint32_t held = ioh_trace_fork_prepare();
     pid_t pid = fork();
     if (pid == 0) {
         ioh_tls.tid = 0;
@@ -359,7 +359,7 @@ static void fork_child_gets_its_own_file(void **state)
             put_event(IOH_OP_READ, 1000 + i, 1, 2);
         _exit(0);
     }
-    ioh_trace_fork_parent();
+    ioh_trace_fork_parent(held);
     for (int i = 100; i < 200; i++)
         put_event(IOH_OP_READ, i, 1, 1);
     int status;

@@ -8,6 +8,7 @@
  *        forkpf openfork FILE
  *        forkpf openspawn FILE
  *        forkpf dupspawn FILE
+ *        forkpf nestfork FILE
  *        forkpf hidden FILE
  *        forkpf hidden-many FILE [TIMES]
  *        forkpf numbers FILE
@@ -72,11 +73,13 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -517,6 +520,86 @@ static int do_dupspawn(const char *path)
     return 0;
 }
 
+/* nestfork: the main thread forks (_Fork, which runs no atfork handlers:
+ * the shim's wrapper runs its own) over and over, and a 1 ms timer's
+ * handler forks too, now and then inside the main thread's fork; another
+ * thread opens, reads and closes FILE meanwhile, and must keep going.
+ * (The shim kept one "the prepare took the table's lock" for both forks:
+ * the handler's prepare, finding the lock its own thread's, set it to 0,
+ * and neither parent handler let go: every open and close of the other
+ * thread spun for good, 4 runs in 4; review.) */
+static _Atomic long g_nest_opens;
+
+static void nest_handler(int sig)
+{
+    (void)sig;
+    int e = errno;
+    pid_t pid = _Fork();
+    if (pid == 0)
+        _exit(0);
+    if (pid > 0)
+        waitpid(pid, NULL, 0);
+    errno = e;
+}
+
+static void *nest_opener(void *arg)
+{
+    const char *path = arg;
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGALRM);
+    pthread_sigmask(SIG_BLOCK, &s, NULL);
+    while (!g_done) {
+        int fd = open(path, O_RDONLY);
+        uint64_t w[8];
+        if (fd < 0 || read(fd, w, sizeof w) != (ssize_t)sizeof w || w[0] != 0)
+            die("opener: open or read");
+        close(fd);
+        atomic_fetch_add(&g_nest_opens, 1);
+    }
+    return NULL;
+}
+
+static int do_nestfork(const char *path)
+{
+    struct sigaction sa = {.sa_handler = nest_handler};
+    sigaction(SIGALRM, &sa, NULL);
+    pthread_t t;
+    if (pthread_create(&t, NULL, nest_opener, (void *)path) != 0)
+        die("thread");
+    struct itimerval it = {{0, 1000}, {0, 1000}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int forks = 0;
+    do {
+        pid_t pid = _Fork();
+        if (pid == 0)
+            _exit(0);
+        if (pid > 0) {
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+            forks++;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while (now.tv_sec - t0.tv_sec < 2);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    long before = atomic_load(&g_nest_opens);
+    for (int i = 0; i < 200 && atomic_load(&g_nest_opens) == before; i++) {
+        struct timespec ms = {0, 10000000};
+        nanosleep(&ms, NULL);
+    }
+    if (atomic_load(&g_nest_opens) == before)
+        die("the other thread's opens stopped (%ld done, %d forks): a lock left held", before,
+            forks);
+    g_done = 1;
+    pthread_join(t, NULL);
+    fprintf(stderr, "forkpf: %d forks, %ld opens\n", forks, (long)atomic_load(&g_nest_opens));
+    out("nestfork: the other thread went on\n");
+    return 0;
+}
+
 /* The lowest descriptor at or above `from` that is open, or -1. */
 static int open_at_or_above(int from)
 {
@@ -766,7 +849,9 @@ int main(int argc, char **argv)
         return do_openfork(argv[2], 1);
     if (argc == 3 && !strcmp(argv[1], "dupspawn"))
         return do_dupspawn(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "nestfork"))
+        return do_nestfork(argv[2]);
     if (argc >= 3 && !strcmp(argv[1], "unshare"))
         return do_unshare(argv[2], argc > 3 && !strcmp(argv[3], "syscall"));
-    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | openfork FILE | openspawn FILE | dupspawn FILE | hidden FILE | hidden-many FILE [TIMES] | numbers FILE | lock FILE DIR | lease FILE | --make FILE SIZE");
+    die("usage: forkpf fork FILE [FORKS] | unshare FILE [syscall] | forkrace FILE | openfork FILE | openspawn FILE | dupspawn FILE | nestfork FILE | hidden FILE | hidden-many FILE [TIMES] | numbers FILE | lock FILE DIR | lease FILE | --make FILE SIZE");
 }
