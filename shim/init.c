@@ -67,13 +67,11 @@ uint32_t ioh__tid_slow(void)
 
 static void fork_prepare(void)
 {
-    if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE)
-        return;
-    unsigned level = ioh_tls.fork_prepared;
-    if (level == UINT8_MAX)
-        return;
-    ioh_tls.fork_prepared++;
-    if (level >= 32)
+    unsigned level = ioh_tls.fork_prepared++;
+    /* Counted whatever the mode, so that the parent handler undoes this
+     * fork's work and no other's (a handler that stopped the shim and
+     * forked in between: review). */
+    if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE || level >= 32)
         return;                   /* (32 forks nested in signal handlers) */
     /* Fixed order: descriptor table, then trace growth. */
     uint32_t bit = 1u << level;
@@ -85,19 +83,27 @@ static void fork_prepare(void)
 
 /* Whatever the mode is now: another thread may have stopped the shim
  * since the prepare (a sandbox, a split table), whose locks, left held,
- * every wrapper would spin on (review). */
+ * every wrapper would spin on (review). The depth drops last: a fork in a
+ * signal handler before that runs a level deeper, and takes (and lets go
+ * of) nothing of this one's; dropped first, such a fork found this one's
+ * bit still set at its own level, let go of the lock this one was about
+ * to, and this one's unlock then freed another thread's (review). */
 static void fork_parent(void)
 {
     if (!ioh_tls.fork_prepared)
         return;
-    unsigned level = --ioh_tls.fork_prepared;
-    if (level >= 32)
-        return;
-    uint32_t bit = 1u << level;
-    ioh_trace_fork_parent(ioh_tls.fork_held_trace & bit);
-    ioh_fdtab_fork_parent(ioh_tls.fork_held_table & bit);
-    ioh_tls.fork_held_trace &= ~bit;
-    ioh_tls.fork_held_table &= ~bit;
+    unsigned level = ioh_tls.fork_prepared - 1u;
+    if (level < 32) {
+        uint32_t bit = 1u << level;
+        uint32_t table = ioh_tls.fork_held_table & bit, trace = ioh_tls.fork_held_trace & bit;
+        ioh_tls.fork_held_table &= ~bit;
+        ioh_tls.fork_held_trace &= ~bit;
+        atomic_signal_fence(memory_order_seq_cst);
+        ioh_trace_fork_parent(trace);
+        ioh_fdtab_fork_parent(table);
+        atomic_signal_fence(memory_order_seq_cst);
+    }
+    ioh_tls.fork_prepared = level;
 }
 
 /* The process whose state this memory is: a child made with CLONE_VM and
@@ -114,11 +120,11 @@ static void fork_child(void)
     ioh_tls.tid = 0;
     ioh_tls.pid = 0;
     ioh_hidden_fork_child();      /* before any handler below closes one */
-    int prepared = ioh_tls.fork_prepared != 0;
+    int held = ioh_tls.fork_held_table != 0;
     ioh_tls.fork_prepared = 0;
     ioh_tls.fork_held_table = ioh_tls.fork_held_trace = 0;
     if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE) {
-        if (prepared)
+        if (held)
             ioh_fdtab_fork_child();   /* the table's lock, held at the fork */
         return;
     }

@@ -55,9 +55,9 @@ struct ioh_thread {
                                       thread is in (interpose.c, lazy_pread) */
     uint8_t exit_hook_set;         /* its thread-exit hook is registered
                                       (fdtab.h, ioh__thread_exit_register) */
-    uint8_t fork_prepared;         /* forks whose prepare handler did its work
-                                      and whose parent handler must undo it
-                                      (init.c), nested in signal handlers */
+    uint32_t fork_prepared;        /* forks whose prepare handler ran and whose
+                                      parent handler has not (init.c), nested
+                                      in signal handlers */
     uint32_t fork_held_table;      /* bit n: the fork at depth n took the
                                       descriptor table's lock, */
     uint32_t fork_held_trace;      /* ... the trace growth's */

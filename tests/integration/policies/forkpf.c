@@ -343,6 +343,7 @@ static void kid_set(int k, pid_t pid)
 static void *kid_forker(void *arg)
 {
     int *forks = arg;
+    const pid_t me = getpid();
     for (int k = 0; !g_done; k = (k + 1) % KIDS) {
         pid_t old = g_kids[k];
         kid_set(k, 0);
@@ -357,6 +358,8 @@ static void *kid_forker(void *arg)
                 die("posix_spawn");
         } else if ((pid = fork()) == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);   /* gone with us, if we die */
+            if (getppid() != me)
+                _exit(0);                        /* ... or died already */
             for (;;)
                 pause();
         }
