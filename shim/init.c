@@ -75,6 +75,7 @@ static void fork_prepare(void)
         return;                   /* (32 forks nested in signal handlers) */
     /* Fixed order: descriptor table, then trace growth. */
     uint32_t bit = 1u << level;
+    ioh_tls.fork_begun |= bit;
     if (ioh_fdtab_fork_prepare())
         ioh_tls.fork_held_table |= bit;
     if (ioh_trace_fork_prepare())
@@ -95,12 +96,19 @@ static void fork_parent(void)
     unsigned level = ioh_tls.fork_prepared - 1u;
     if (level < 32) {
         uint32_t bit = 1u << level;
+        uint32_t begun = ioh_tls.fork_begun & bit;
         uint32_t table = ioh_tls.fork_held_table & bit, trace = ioh_tls.fork_held_trace & bit;
+        ioh_tls.fork_begun &= ~bit;
         ioh_tls.fork_held_table &= ~bit;
         ioh_tls.fork_held_trace &= ~bit;
         atomic_signal_fence(memory_order_seq_cst);
         ioh_trace_fork_parent(trace);
-        ioh_fdtab_fork_parent(table);
+        /* Only a fork whose prepare began a child ends one (a prepare
+         * before the shim was active began none: review, the count of
+         * children in the making went below 0, and every file opened after
+         * passed for shared). */
+        if (begun)
+            ioh_fdtab_fork_parent(table);
         atomic_signal_fence(memory_order_seq_cst);
     }
     ioh_tls.fork_prepared = level;
@@ -115,6 +123,12 @@ IOH_STARTUP_DATA static _Atomic int g_finished;   /* (its page is written alread
 
 static void fork_child(void)
 {
+    /* No signal handler until the locks are reset: the tid below is the
+     * child's from the first line, and a handler that opened or forked
+     * before the table's lock was reset spun on it for good, the lock
+     * still the parent's thread's (review). */
+    ioh_sigset saved;
+    ioh_signals_block(&saved);
     g_owner_pid = (int32_t)ioh_raw_getpid();
     atomic_store(&g_finished, 0);
     ioh_tls.tid = 0;
@@ -122,17 +136,18 @@ static void fork_child(void)
     ioh_hidden_fork_child();      /* before any handler below closes one */
     int held = ioh_tls.fork_held_table != 0;
     ioh_tls.fork_prepared = 0;
-    ioh_tls.fork_held_table = ioh_tls.fork_held_trace = 0;
+    ioh_tls.fork_begun = ioh_tls.fork_held_table = ioh_tls.fork_held_trace = 0;
     if (atomic_load(&ioh_mode) != IOH_MODE_ACTIVE) {
         if (held)
             ioh_fdtab_fork_child();   /* the table's lock, held at the fork */
-        return;
+    } else {
+        ioh_log_init();
+        ioh_trace_fork_child();
+        ioh_fdtab_fork_child();
+        ioh_pol_fork_child();
+        ioh_pol_main_thread();    /* the thread that forked (review) */
     }
-    ioh_log_init();
-    ioh_trace_fork_child();
-    ioh_fdtab_fork_child();
-    ioh_pol_fork_child();
-    ioh_pol_main_thread();        /* the thread that forked (review) */
+    ioh_signals_restore(&saved);
 }
 
 /* Hooks for wrappers of fork variants that run no atfork handlers (_Fork). */

@@ -58,8 +58,10 @@ struct ioh_thread {
     uint32_t fork_prepared;        /* forks whose prepare handler ran and whose
                                       parent handler has not (init.c), nested
                                       in signal handlers */
-    uint32_t fork_held_table;      /* bit n: the fork at depth n took the
-                                      descriptor table's lock, */
+    uint32_t fork_begun;           /* bit n: the fork at depth n began a child
+                                      in the descriptor table (its parent
+                                      handler ends it), */
+    uint32_t fork_held_table;      /* ... took the table's lock, */
     uint32_t fork_held_trace;      /* ... the trace growth's */
     struct ioh_clock_anchor clock; /* TSC anchor, clock.h */
     struct ioh_last_event {        /* this thread's last event record written
