@@ -412,14 +412,29 @@ static long kernel_pos(int fd)
 }
 
 #define READS 8
-static int do_openfork(const char *path, int spawn)
+/* The thread that makes children (forks, or spawns if spawn), counting
+ * them in *forks, until g_done. */
+static pthread_t kids_start(int spawn, int *forks)
 {
     g_spawn = spawn;
-    int forks = 0, opens = 0, shared = 0, lagged = 0;
     pthread_t t;
-    if (pthread_create(&t, NULL, kid_forker, &forks) != 0)
+    if (pthread_create(&t, NULL, kid_forker, forks) != 0)
         die("thread");
-    struct timespec t0, now;
+    return t;
+}
+
+static long seconds_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long)(now.tv_sec - t0->tv_sec);
+}
+
+static int do_openfork(const char *path, int spawn)
+{
+    int forks = 0, opens = 0, shared = 0, lagged = 0;
+    pthread_t t = kids_start(spawn, &forks);
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     do {
         int f0 = forks;
@@ -448,8 +463,7 @@ static int do_openfork(const char *path, int spawn)
         if (close(fd) != 0)
             die("close");
         opens++;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-    } while (forks < 400 && now.tv_sec - t0.tv_sec < 8);
+    } while (forks < 400 && seconds_since(&t0) < 8);
     g_done = 1;
     pthread_join(t, NULL);
     fprintf(stderr, "forkpf: %d opens (%d read lazily), %d forks, %d shared with a child\n",
@@ -489,12 +503,9 @@ static int do_dupspawn(const char *path)
             break;
         }
     }
-    g_spawn = 1;
     int forks = 0, wrong = 0, rounds = 0;
-    pthread_t t;
-    if (pthread_create(&t, NULL, kid_forker, &forks) != 0)
-        die("thread");
-    struct timespec t0, now;
+    pthread_t t = kids_start(1, &forks);
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     do {
         int x = open(path, O_RDONLY);
@@ -512,8 +523,7 @@ static int do_dupspawn(const char *path)
         wrong += first != 0;
         close(x);
         rounds++;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-    } while (forks < 200 && now.tv_sec - t0.tv_sec < 5);
+    } while (forks < 200 && seconds_since(&t0) < 5);
     g_done = 1;
     pthread_join(t, NULL);
     fprintf(stderr, "forkpf: %d descriptors, %d rounds, %d spawns, %d wrong\n", many, rounds,
@@ -573,7 +583,7 @@ static int do_nestfork(const char *path)
         die("thread");
     struct itimerval it = {{0, 1000}, {0, 1000}};
     setitimer(ITIMER_REAL, &it, NULL);
-    struct timespec t0, now;
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int forks = 0;
     do {
@@ -585,8 +595,7 @@ static int do_nestfork(const char *path)
                 ;
             forks++;
         }
-        clock_gettime(CLOCK_MONOTONIC, &now);
-    } while (now.tv_sec - t0.tv_sec < 2);
+    } while (seconds_since(&t0) < 2);
     struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_REAL, &off, NULL);
     long before = atomic_load(&g_nest_opens);
