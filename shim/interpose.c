@@ -1877,6 +1877,7 @@ static int before_child(void)
     return 1;
 }
 
+/* (Atomics only: errno stays as the spawn left it.) */
 static void after_child(int began)
 {
     if (began)
@@ -1996,13 +1997,9 @@ IOH_EXPORT FILE *popen(const char *cmd, const char *type)
     if (watch)
         enter_open(&c);
     FILE *f = ioh_real.popen(cmd, type);
-    int err = errno;
     after_child(child);
-    if (!watch) {
-        errno = err;
+    if (!watch)
         return f;
-    }
-    errno = err;
     return stream_opened(f, errno, &c, 1, 0, CALLER());
 }
 
@@ -2139,9 +2136,8 @@ IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
         return ioh_real.clone(fn, stack, flags, arg, ptid, tls, ctid);
     if ((flags & CLONE_FILES) && !ioh_tls.internal)
         ioh_stop_for_split_table("clone(CLONE_FILES) without CLONE_VM");
-    int child = before_child();
     /* A new process, as fork makes, but no atfork handler runs: do their
-     * work, as _Fork does - the shim's locks taken before (another thread
+     * work (which shares and syncs every description), as _Fork does - the shim's locks taken before (another thread
      * may hold one: the child inherited it held and spun on it at its
      * first open, 4-7 children of 40; found by review), let go in the
      * parent after, and in the child before fn, which runs from
@@ -2159,7 +2155,6 @@ IOH_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
     int err = errno;
     if (handlers)
         ioh__fork_parent();
-    after_child(child);
     ioh_loader_fork_end(0);
     errno = err;
     return r;
@@ -3087,7 +3082,7 @@ IOH_EXPORT FILE *fdopen(int fd, const char *mode)
         return ioh_real.fdopen(fd, mode);
     share_description(fd);        /* stdio reads through the kernel offset */
     struct call c;
-    enter_open(&c);
+    enter(&c);
     FILE *f = ioh_real.fdopen(fd, mode);
     return stream_opened(f, errno, &c, 0, 0, CALLER());
 }
@@ -3387,9 +3382,7 @@ IOH_EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
     int spawns = !(flags & WRDE_NOCMD) && words && (strchr(words, '`') || strstr(words, "$("));
     int child = spawns ? before_child() : 0;
     int r = ioh_real.wordexp(words, we, flags);
-    int err = errno;
     after_child(child);
-    errno = err;
     return r;
 }
 
@@ -3628,6 +3621,10 @@ IOH_EXPORT long syscall(long n, ...)
                            : n == SYS_clone3 && a ? *(const uint64_t *)a
                                                   : CLONE_VM;
     int forks = !(clone_flags & CLONE_VM);
+    /* A child on a stack of its own (clone3: clone_args.stack) never comes
+     * back from this function: no fork handler can run for it (below), only
+     * before_child's work. */
+    int own_stack = forks && (n == SYS_clone ? b != 0 : ((const uint64_t *)a)[5] != 0);
     int child = 0;                /* before_child's, for after_child */
     /* Not the call that starts the shim: a malloc's own start-up makes
      * syscall()s with its init lock held (jemalloc: SYS_open of
@@ -3699,7 +3696,7 @@ IOH_EXPORT long syscall(long n, ...)
             if (forks && (clone_flags & CLONE_FILES))
                 ioh_stop_for_split_table(n == SYS_clone ? "clone(CLONE_FILES) without CLONE_VM"
                                                         : "clone3(CLONE_FILES) without CLONE_VM");
-            if (forks)
+            if (own_stack)
                 child = before_child();
             break;
         case SYS_execve:
@@ -3745,8 +3742,7 @@ IOH_EXPORT long syscall(long n, ...)
     /* The atfork handlers' work, as _Fork does, where the child comes back
      * here: on the parent's stack (a child on a stack of its own never
      * comes back from this function). */
-    int handlers = forks && observe() &&
-                   (n == SYS_clone ? b == 0 : ((const uint64_t *)a)[5] == 0);  /* clone_args.stack */
+    int handlers = forks && !own_stack && observe();
     if (forks)
         ioh_loader_fork_begin();
     if (handlers)
