@@ -1429,16 +1429,17 @@ static enum ioh_an_model cheapest(const struct ioh_an_file *f, bool family, bool
 {
     enum ioh_an_model best = IOH_AN_M_DEFAULT;
     double best_cost = family ? -1 : f->effects[IOH_AN_M_DEFAULT].cost_ns;
-    for (uint32_t k = 1; k < IOH_AN_MODELS; k++) {
+    for (uint32_t i = 1; i < IOH_AN_MODELS; i++) {
+        const enum ioh_an_model k = (enum ioh_an_model)i;
         const struct ioh_an_effect *e = &f->effects[k];
         /* noreuse never saves time; it is only ever added. */
-        if (!e->valid || k == IOH_AN_M_NOREUSE || (family && !in_family(f->cls, (enum ioh_an_model)k)) ||
-            (is_coalesce((enum ioh_an_model)k) && (!coalesce_ok || !coalesce_pays(f, (enum ioh_an_model)k))) ||
-            (is_window((enum ioh_an_model)k) && f->cls != IOH_CLS_WINDOWED))
+        if (!e->valid || k == IOH_AN_M_NOREUSE || (family && !in_family(f->cls, k)) ||
+            (is_coalesce(k) && (!coalesce_ok || !coalesce_pays(f, k))) ||
+            (is_window(k) && f->cls != IOH_CLS_WINDOWED))
             continue;
         if (best_cost < 0 || e->cost_ns < 0.98 * best_cost) {
             best_cost = e->cost_ns;
-            best = (enum ioh_an_model)k;
+            best = k;
         }
     }
     return best;
